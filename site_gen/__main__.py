@@ -1,0 +1,5 @@
+"""``python -m site_gen``."""
+
+from .cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,161 @@
+"""The Builder: wires the stages together and owns nothing but their inputs and outputs.
+
+read config -> read dumps -> curation -> catalog -> pages -> routes -> render -> write.
+Any error diagnostic stops the build before the write, so the previous output stays intact.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from importlib.resources import files as package_files
+from pathlib import Path
+
+import jinja2
+
+from .catalog import build_catalog
+from .config import CONFIG_FILE, Config, load_config
+from .curation import CURATION_FILE, load_curation
+from .diagnostics import Diagnostic, Severity, error, has_errors
+from .model import Catalog
+from .output import OutputError, WriteResult, write_outputs
+from .pages import read_pages
+from .readers import read_dumps
+from .render import ASSETS, Theme, asset_versions, make_environment, render_routes
+from .routes import plan_routes
+from .search import SEARCH_FILE, encode_json, search_index
+
+CONTENT_DIR = "content"
+DUMPS_DIR = "dumps"
+DEFAULT_OUTPUT = "_site"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """What a build did: its diagnostics, and (when it wrote) what changed on disk."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    written: WriteResult | None = None
+    pages: int = 0
+    catalog: Catalog | None = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.written is not None
+
+
+def builtin_theme_dir(name: str) -> Path | None:
+    """A theme shipped with site-gen: inside the wheel, or beside the package in a checkout."""
+    candidates = [Path(str(package_files("site_gen"))) / "themes" / name,
+                  Path(__file__).resolve().parent.parent / "themes" / name]
+    return next((c for c in candidates if (c / "templates").is_dir()), None)
+
+
+def resolve_theme(project: Path, config: Config) -> tuple[Theme, Path] | None:
+    """The theme's folders, with the project's own templates/ and static/ in front."""
+    named = project / config.theme
+    base = named if (named / "templates").is_dir() else builtin_theme_dir(config.theme)
+    if base is None:
+        return None
+    theme = Theme(
+        template_dirs=tuple(d for d in (project / "templates", base / "templates") if d.is_dir()),
+        static_dirs=tuple(d for d in (project / "static", base / "static") if d.is_dir()),
+    )
+    return theme, base / "templates"
+
+
+def read_static(theme: Theme) -> dict[str, bytes]:
+    """Static files by relative name; a project file shadows the theme's file of that name."""
+    found: dict[str, bytes] = {}
+    for folder in reversed(theme.static_dirs):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not path.name.startswith("."):
+                found[path.relative_to(folder).as_posix()] = path.read_bytes()
+    return found
+
+
+def dump_files(content: Path) -> list[tuple[str, Path]]:
+    """Every regular, non-hidden file in content/dumps, sorted, with its display path."""
+    folder = content / DUMPS_DIR
+    if not folder.is_dir():
+        return []
+    return [(f"{CONTENT_DIR}/{DUMPS_DIR}/{p.name}", p) for p in sorted(folder.iterdir())
+            if p.is_file() and not p.name.startswith(".") and not p.name.endswith("~")]
+
+
+class Builder:
+    """Builds one project folder into one output folder."""
+
+    def __init__(self, project: Path, output: Path | None = None) -> None:
+        self.project = project
+        self.output = output or project / DEFAULT_OUTPUT
+
+    def build(self, strict: bool = False) -> BuildResult:
+        """Run every stage; write only when there is no error (and no warning if strict)."""
+        outputs, diagnostics, catalog = self.render()
+        failing = has_errors(diagnostics) or (strict and bool(diagnostics))
+        if outputs is None or failing:
+            return BuildResult(tuple(diagnostics), catalog=catalog)
+        try:
+            written = write_outputs(self.output, outputs)
+        except OutputError as exc:
+            return BuildResult(tuple(diagnostics) + (error(str(self.output), 0, str(exc)),))
+        html = sum(name.endswith(".html") for name in outputs)
+        return BuildResult(tuple(diagnostics), written, html, catalog)
+
+    def render(self) -> tuple[dict[str, bytes] | None, list[Diagnostic], Catalog | None]:
+        """Everything but the write: the site's files in memory, or None on error."""
+        content = self.project / CONTENT_DIR
+        if not content.is_dir():
+            return None, [error(str(content), 0, "no content folder; run site-gen in a project "
+                                                 "folder that holds content/dumps/")], None
+        config, diagnostics = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
+        files = dump_files(content)
+        if not files:
+            diagnostics.append(error(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found"))
+        dumps, found = read_dumps(files)
+        diagnostics += found
+        curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
+        diagnostics += found
+        catalog, found = build_catalog(dumps, curation)
+        diagnostics += found
+        pages, found = read_pages(content, CONTENT_DIR)
+        diagnostics += found
+        routes, found = plan_routes(catalog, pages, config.recent_papers)
+        diagnostics += found
+        themed = resolve_theme(self.project, config)
+        if themed is None:
+            diagnostics.append(error(f"{CONTENT_DIR}/{CONFIG_FILE}", 0, f"theme {config.theme!r} not found"))
+        if has_errors(diagnostics) or themed is None:
+            return None, _sorted(diagnostics), catalog
+        theme, theme_templates = themed
+        static = read_static(theme)
+        env = make_environment(theme, theme_templates)
+        try:
+            outputs = render_routes(env, routes, config, catalog, {
+                "asset_versions": asset_versions(static),
+                "nav_pages": tuple(p for p in pages if p.nav)})
+        except jinja2.TemplateError as exc:
+            return None, _sorted(diagnostics) + [_template_diagnostic(exc)], catalog
+        outputs.update({ASSETS + name: data for name, data in static.items()})
+        outputs[SEARCH_FILE] = encode_json(search_index(catalog))
+        return outputs, _sorted(diagnostics), catalog
+
+
+def _template_diagnostic(exc: jinja2.TemplateError) -> Diagnostic:
+    """Locate a template error: syntax errors carry a line, runtime ones a traceback frame."""
+    name = getattr(exc, "filename", None) or getattr(exc, "name", None)
+    line = getattr(exc, "lineno", None) or 0
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename.endswith(".html"):
+            name, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+        tb = tb.tb_next
+    name = name or "template"
+    return error(os.path.relpath(name) if os.path.isabs(name) else name, line,
+                 f"template error: {exc.message or exc}")
+
+
+def _sorted(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Errors first, then by place; stable and deterministic for the terminal and tests."""
+    return sorted(dict.fromkeys(diagnostics), key=lambda d: (d.severity != Severity.ERROR, d))

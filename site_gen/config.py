@@ -1,0 +1,71 @@
+"""Stage 0, configuration: ``content/site.yaml`` -> Config + Diagnostics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .diagnostics import Diagnostic, error, warning
+from .yamlfile import LineDict, line_of, load_yaml
+
+CONFIG_FILE = "site.yaml"
+_KNOWN_KEYS = {"title", "description", "site_url", "language", "theme", "recent_papers",
+               "footer", "cname"}
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Site-wide settings; ``base_path`` is the path part of ``site_url`` ("/" or "/repo/")."""
+
+    title: str = "Publications"
+    description: str = ""
+    site_url: str = "http://localhost:8000/"
+    language: str = "en"
+    theme: str = "default"
+    recent_papers: int = 10
+    footer: str = ""
+    cname: str | None = None
+
+    @property
+    def base_path(self) -> str:
+        """Where the site lives on its host: always starts and ends with "/"."""
+        path = urlsplit(self.site_url).path.strip("/")
+        return f"/{path}/" if path else "/"
+
+
+def load_config(content_dir: Path, shown: str) -> tuple[Config, list[Diagnostic]]:
+    """Read ``site.yaml`` from the content folder; a missing file means all defaults."""
+    path = content_dir / CONFIG_FILE
+    if not path.is_file():
+        return Config(), [warning(shown, 1, "no site.yaml; using default settings")]
+    data, diagnostics = load_yaml(shown, path.read_text(encoding="utf-8-sig"))
+    if diagnostics:
+        return Config(), diagnostics
+    if data is None:
+        data = LineDict()
+    if not isinstance(data, dict):
+        return Config(), [error(shown, 1, "site.yaml must be a mapping of settings")]
+    return _config_from(shown, data)
+
+
+def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diagnostic]]:
+    diagnostics = [warning(shown, line_of(data, key), f"unknown setting {key!r} ignored")
+                   for key in sorted(set(map(str, data)) - _KNOWN_KEYS)]
+    values: dict[str, object] = {}
+    for key in sorted(_KNOWN_KEYS & set(data)):
+        value = data[key]
+        expected = int if key == "recent_papers" else str
+        if not isinstance(value, expected) or isinstance(value, bool):
+            diagnostics.append(error(shown, line_of(data, key), f"{key} must be a {expected.__name__}"))
+            continue
+        values[key] = value.strip() if isinstance(value, str) else value
+    site_url = str(values.get("site_url", Config.site_url))
+    parts = urlsplit(site_url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        diagnostics.append(error(shown, line_of(data, "site_url"),
+                                 f"site_url must be an absolute http(s) URL, not {site_url!r}"))
+        values.pop("site_url", None)
+    elif not site_url.endswith("/"):
+        values["site_url"] = site_url + "/"
+    return Config(**values), diagnostics  # type: ignore[arg-type]

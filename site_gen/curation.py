@@ -1,0 +1,165 @@
+"""Owner's corrections: ``content/curation.yaml`` -> Curation + Diagnostics.
+
+Curation is input, read once and applied by the catalog stage: titles, years, subjects and
+links for papers (found by id, title, abstract prefix or source record), paper hiding, and
+details and name variants for authors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .diagnostics import Diagnostic, error
+from .model import Link
+from .subjects import looks_like_category
+from .yamlfile import line_of, load_yaml
+
+CURATION_FILE = "curation.yaml"
+MATCH_KEYS = ("id", "title", "abstract", "source")
+LINK_LABELS = {"arxiv": "arXiv", "pdf": "PDF", "code": "Code", "doi": "DOI",
+               "project": "Project page", "video": "Video", "slides": "Slides", "poster": "Poster"}
+_PAPER_KEYS = {"match", "title", "year", "subjects", "links", "hide"}
+_AUTHOR_KEYS = {"name", "display_name", "affiliation", "homepage", "variants"}
+
+
+@dataclass(frozen=True, slots=True)
+class PaperEdit:
+    """Overrides for the one paper that ``match_key``/``match_value`` selects."""
+
+    line: int
+    match_key: str
+    match_value: str
+    title: str | None = None
+    year: int | None = None
+    subjects: tuple[str, ...] | None = None
+    links: tuple[Link, ...] = ()
+    hide: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorEdit:
+    """Details for the person called ``name`` (or any of ``variants``)."""
+
+    line: int
+    name: str
+    display_name: str | None = None
+    affiliation: str | None = None
+    homepage: str | None = None
+    variants: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Curation:
+    """Every correction in the curation file; empty when there is none."""
+
+    path: str = CURATION_FILE
+    papers: tuple[PaperEdit, ...] = ()
+    authors: tuple[AuthorEdit, ...] = ()
+
+
+class _Problem(Exception):
+    """A curation entry is malformed; carries the line to report."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def load_curation(content_dir: Path, shown: str) -> tuple[Curation, list[Diagnostic]]:
+    """Read the curation file if present; each malformed entry is one error."""
+    path = content_dir / CURATION_FILE
+    if not path.is_file():
+        return Curation(shown), []
+    data, diagnostics = load_yaml(shown, path.read_text(encoding="utf-8-sig"))
+    if diagnostics or data is None:
+        return Curation(shown), diagnostics
+    if not isinstance(data, dict) or set(data) - {"papers", "authors"}:
+        return Curation(shown), [error(shown, 1, "curation.yaml holds 'papers' and 'authors' lists")]
+    papers, authors = [], []
+    for kind, parse, out in (("papers", _paper_edit, papers), ("authors", _author_edit, authors)):
+        entries = data.get(kind) or []
+        if not isinstance(entries, list):
+            diagnostics.append(error(shown, line_of(data, kind), f"'{kind}' must be a list"))
+            continue
+        for entry in entries:
+            try:
+                out.append(parse(entry, line_of(data, kind)))
+            except _Problem as problem:
+                diagnostics.append(error(shown, problem.line, str(problem)))
+    return Curation(shown, tuple(papers), tuple(authors)), diagnostics
+
+
+def _mapping(entry: Any, fallback: int, allowed: set[str]) -> tuple[dict[str, Any], int]:
+    line = line_of(entry) or fallback
+    if not isinstance(entry, dict):
+        raise _Problem(line, "each entry must be a mapping")
+    unknown = sorted(set(map(str, entry)) - allowed)
+    if unknown:
+        raise _Problem(line, f"unknown key {unknown[0]!r}; expected one of {sorted(allowed)}")
+    return entry, line
+
+
+def _text(entry: dict[str, Any], key: str, line: int) -> str | None:
+    value = entry.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise _Problem(line_of(entry, key) or line, f"'{key}' must be non-empty text")
+    return " ".join(value.split())
+
+
+def _paper_edit(entry: Any, fallback: int) -> PaperEdit:
+    entry, line = _mapping(entry, fallback, _PAPER_KEYS)
+    match = entry.get("match")
+    if not isinstance(match, dict) or len(match) != 1 or next(iter(match)) not in MATCH_KEYS:
+        raise _Problem(line, f"'match' needs exactly one of {', '.join(MATCH_KEYS)}")
+    key, value = next(iter(match.items()))
+    if not isinstance(value, str) or not value.strip():
+        raise _Problem(line, f"match '{key}' must be non-empty text")
+    year = entry.get("year")
+    if year is not None and (not isinstance(year, int) or isinstance(year, bool)):
+        raise _Problem(line_of(entry, "year") or line, "'year' must be a whole number")
+    return PaperEdit(line, key, value.strip(), _text(entry, "title", line), year,
+                     _subjects(entry, line), _links(entry, line), entry.get("hide") is True)
+
+
+def _subjects(entry: dict[str, Any], line: int) -> tuple[str, ...] | None:
+    value = entry.get("subjects")
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and looks_like_category(v)
+                                              for v in value):
+        raise _Problem(line_of(entry, "subjects") or line, "'subjects' must be a list of arXiv codes such as cs.LG")
+    return tuple(dict.fromkeys(value))
+
+
+def _links(entry: dict[str, Any], line: int) -> tuple[Link, ...]:
+    value = entry.get("links") or {}
+    where = line_of(entry, "links") or line
+    if not isinstance(value, dict):
+        raise _Problem(where, "'links' must map a kind (arxiv, pdf, code, ...) to a URL")
+    links = []
+    for kind, url in value.items():
+        if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https"):
+            raise _Problem(line_of(value, kind) or where, f"link {kind!r} must be an http(s) URL")
+        links.append(Link(str(kind), url.strip(), LINK_LABELS.get(str(kind), str(kind).title())))
+    return tuple(links)
+
+
+def _author_edit(entry: Any, fallback: int) -> AuthorEdit:
+    entry, line = _mapping(entry, fallback, _AUTHOR_KEYS)
+    name = _text(entry, "name", line)
+    if name is None:
+        raise _Problem(line, "author entry needs a 'name'")
+    homepage = _text(entry, "homepage", line)
+    if homepage and urlsplit(homepage).scheme not in ("http", "https"):
+        raise _Problem(line_of(entry, "homepage") or line, "'homepage' must be an http(s) URL")
+    variants = entry.get("variants") or []
+    if not isinstance(variants, list) or not all(isinstance(v, str) and v.strip() for v in variants):
+        raise _Problem(line_of(entry, "variants") or line, "'variants' must be a list of names")
+    return AuthorEdit(line, name, _text(entry, "display_name", line),
+                      _text(entry, "affiliation", line), homepage,
+                      tuple(" ".join(v.split()) for v in variants))

@@ -1,0 +1,47 @@
+"""Diagnostics: problems in the user's input, reported as ``path:line: message``.
+
+Every stage returns its findings as data instead of raising, so the CLI can print them all at
+once, decide the exit code, and refuse to write a half-built site.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(enum.IntEnum):
+    """How bad a finding is; errors stop the build, warnings fail it only under ``--strict``."""
+
+    WARNING = 1
+    ERROR = 2
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Diagnostic:
+    """One problem, located at a file and a 1-based line (0 when it concerns the whole file)."""
+
+    path: str
+    line: int
+    message: str
+    severity: Severity = Severity.ERROR
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        prefix = "warning: " if self.severity is Severity.WARNING else ""
+        return f"{where}: {prefix}{self.message}"
+
+
+def error(path: str, line: int, message: str) -> Diagnostic:
+    """Shorthand for an error diagnostic."""
+    return Diagnostic(path, line, message, Severity.ERROR)
+
+
+def warning(path: str, line: int, message: str) -> Diagnostic:
+    """Shorthand for a warning diagnostic."""
+    return Diagnostic(path, line, message, Severity.WARNING)
+
+
+def has_errors(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> bool:
+    """True when any diagnostic is an error."""
+    return any(d.severity is Severity.ERROR for d in diagnostics)

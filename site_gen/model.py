@@ -1,0 +1,169 @@
+"""Data passed between stages: raw Records from the readers, and the merged Catalog.
+
+Everything here is frozen; relations are by id and resolved through the Catalog's lookups.
+No behaviour beyond lookups lives here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+TitleOrigin = Literal["dump", "curation", "derived"]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class SourceRef:
+    """Where a record starts: the dump's path (as shown to the user) and a 1-based line."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One paper as ONE dump states it: raw and unmerged."""
+
+    source: SourceRef
+    owner: str
+    title: str | None
+    authors: tuple[str, ...]
+    et_al: bool
+    year: int | None
+    subjects: tuple[str, ...]
+    abstract: str
+
+
+@dataclass(frozen=True, slots=True)
+class CountClaim:
+    """A dump's own statement of how many records the profile holds ("At least 19 records")."""
+
+    count: int
+    at_least: bool
+
+    def __str__(self) -> str:
+        noun = "record" if self.count == 1 else "records"
+        return f"{'at least ' if self.at_least else ''}{self.count} {noun}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dump:
+    """One parsed dump file: whose profile it is, what it claims, and its records."""
+
+    path: str
+    format: str
+    owner: str
+    owner_line: int
+    claim: CountClaim | None
+    records: tuple[Record, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """An outbound link of a paper (arXiv, PDF, code, ...)."""
+
+    kind: str
+    url: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One paper after merging every record that describes it."""
+
+    id: str
+    title: str
+    title_origin: TitleOrigin
+    year: int | None
+    subjects: tuple[str, ...]
+    abstract: str
+    author_ids: tuple[str, ...]
+    """Authors in the order the dumps list them."""
+    extra_author_ids: tuple[str, ...]
+    """Profiled authors known to be on the paper but not at a known position in the list."""
+    et_al: bool
+    """The known author list is truncated."""
+    authors_listed: bool
+    """Some dump stated an author list (listing dumps only name their owner)."""
+    sources: tuple[SourceRef, ...]
+    links: tuple[Link, ...] = ()
+
+    @property
+    def all_author_ids(self) -> tuple[str, ...]:
+        """Every known author, listed ones first."""
+        return self.author_ids + self.extra_author_ids
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """What a dump says about the profiled author it belongs to."""
+
+    path: str
+    claim: CountClaim | None
+    records: int
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """One person: profiled (owns a dump) or a co-author seen in author lists."""
+
+    id: str
+    name: str
+    paper_ids: tuple[str, ...]
+    profiles: tuple[Profile, ...] = ()
+    affiliation: str | None = None
+    homepage: str | None = None
+    variants: tuple[str, ...] = ()
+
+    @property
+    def profiled(self) -> bool:
+        """True when some dump is this person's own profile."""
+        return bool(self.profiles)
+
+
+@dataclass(frozen=True, slots=True)
+class Subject:
+    """An arXiv category present on the site."""
+
+    code: str
+    name: str
+    group: str
+    known: bool
+    paper_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """The merged, de-duplicated site content; lookups by id."""
+
+    papers: tuple[Paper, ...]
+    authors: tuple[Author, ...]
+    subjects: tuple[Subject, ...]
+    _papers_by_id: dict[str, Paper] = field(default_factory=dict, compare=False, repr=False)
+    _authors_by_id: dict[str, Author] = field(default_factory=dict, compare=False, repr=False)
+    _subjects_by_code: dict[str, Subject] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._papers_by_id.update((p.id, p) for p in self.papers)
+        self._authors_by_id.update((a.id, a) for a in self.authors)
+        self._subjects_by_code.update((s.code, s) for s in self.subjects)
+
+    def paper(self, paper_id: str) -> Paper:
+        """The paper with this id."""
+        return self._papers_by_id[paper_id]
+
+    def author(self, author_id: str) -> Author:
+        """The author with this id."""
+        return self._authors_by_id[author_id]
+
+    def subject(self, code: str) -> Subject:
+        """The subject with this arXiv code."""
+        return self._subjects_by_code[code]
+
+    @property
+    def profiled_authors(self) -> tuple[Author, ...]:
+        """Authors that own at least one dump."""
+        return tuple(a for a in self.authors if a.profiled)

@@ -1,0 +1,76 @@
+"""Owner-written pages: ``content/pages/*.md`` (YAML front matter + Markdown) -> Pages."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup
+
+from .diagnostics import Diagnostic, error
+from .text import slugify
+from .yamlfile import load_yaml
+
+PAGES_DIR = "pages"
+RESERVED = frozenset({"papers", "authors", "subjects", "search", "assets", "404"})
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?\n?", re.DOTALL | re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A rendered Markdown page with its front matter."""
+
+    slug: str
+    title: str
+    body: Markup
+    source: str
+    nav: bool = True
+    order: int = 0
+
+
+def _markdown() -> MarkdownIt:
+    # Raw HTML stays off: pages are the owner's, but a pasted snippet must not run script.
+    return MarkdownIt("commonmark", {"html": False, "typographer": True}).enable(
+        ["table", "strikethrough", "replacements", "smartquotes"])
+
+
+def read_pages(content_dir: Path, shown_dir: str) -> tuple[tuple[Page, ...], list[Diagnostic]]:
+    """Every ``*.md`` in the pages folder, sorted by (order, title)."""
+    folder = content_dir / PAGES_DIR
+    if not folder.is_dir():
+        return (), []
+    md = _markdown()
+    pages: list[Page] = []
+    diagnostics: list[Diagnostic] = []
+    for path in sorted(folder.glob("*.md")):
+        shown = f"{shown_dir}/{PAGES_DIR}/{path.name}"
+        page, problems = _read_page(md, path, shown)
+        diagnostics += problems
+        if page is not None:
+            pages.append(page)
+    return tuple(sorted(pages, key=lambda p: (p.order, p.title, p.slug))), diagnostics
+
+
+def _read_page(md: MarkdownIt, path: Path, shown: str) -> tuple[Page | None, list[Diagnostic]]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [error(shown, 1, f"cannot read page: {exc}")]
+    meta: object = {}
+    match = _FRONT_MATTER.match(text)
+    if match:
+        meta, problems = load_yaml(shown, match.group(1))
+        if problems:
+            return None, problems
+        text = text[match.end():]
+    if not isinstance(meta, dict):
+        return None, [error(shown, 1, "front matter must be a mapping (title: ...)")]
+    slug = slugify(str(meta.get("slug") or path.stem))
+    if not slug or slug in RESERVED:
+        return None, [error(shown, 1, f"page slug {slug!r} is empty or reserved; set 'slug:'")]
+    title = str(meta.get("title") or path.stem.replace("-", " ").title())
+    order = meta.get("order", 0)
+    return Page(slug, title, Markup(md.render(text)), shown, meta.get("nav", True) is not False,
+                order if isinstance(order, int) else 0), []

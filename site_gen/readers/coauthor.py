@@ -1,0 +1,72 @@
+"""Reader for the *co-author* dump format (seed 003_*): author lists with abstracts.
+
+Grammar, on non-blank lines (blank lines, CRLF, BOM and trailing spaces are ignored)::
+
+    dump    := owner entry+
+    owner   := NAME                                   the profiled author
+    entry   := authors abstract+
+    authors := NAME ("," NAME)* ["et al."]            e.g. "Zihe Liu, Jiashun Liu, Yancheng He et al."
+    abstract:= any line that is not an author list
+
+The format has no titles, years or subjects; the catalog takes them from matching records of
+other dumps, or curation supplies them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..diagnostics import Diagnostic, error
+from ..model import Dump, Record, SourceRef
+from .names import is_name, split_author_list
+from .source import Line
+
+FORMAT = "coauthor"
+
+
+def sniff(lines: Sequence[Line]) -> bool:
+    """True for: a lone name, then an author list, then a line that is not one."""
+    if len(lines) < 3 or not is_name(lines[0].text):
+        return False
+    return split_author_list(lines[1].text) is not None and split_author_list(lines[2].text) is None
+
+
+@dataclass
+class _Entry:
+    authors_line: Line
+    authors: tuple[str, ...]
+    et_al: bool
+    abstract: list[str] = field(default_factory=list)
+
+
+def read(path: str, lines: Sequence[Line]) -> tuple[Dump | None, list[Diagnostic]]:
+    """Parse a co-author dump into a Dump; problems become diagnostics with line numbers."""
+    if not lines or not is_name(lines[0].text):
+        line = lines[0].number if lines else 1
+        return None, [error(path, line, "expected the profile owner's name on the first line")]
+    owner = lines[0]
+    entries: list[_Entry] = []
+    for line in lines[1:]:
+        authors = split_author_list(line.text)
+        if authors is not None and (not entries or entries[-1].abstract):
+            entries.append(_Entry(line, authors[0], authors[1]))
+        elif entries:
+            entries[-1].abstract.append(line.text)
+        else:
+            return None, [error(path, line.number, "expected an author list such as "
+                                                    "'A. Author, B. Author et al.'")]
+    diagnostics = [
+        error(path, e.authors_line.number, "author list has no abstract after it")
+        for e in entries if not e.abstract
+    ]
+    if not entries:
+        diagnostics.append(error(path, owner.number, "dump has an owner but no entries"))
+    if diagnostics:
+        return None, diagnostics
+    records = tuple(
+        Record(SourceRef(path, e.authors_line.number), owner.text, None, e.authors, e.et_al,
+               None, (), "\n\n".join(e.abstract))
+        for e in entries
+    )
+    return Dump(path, FORMAT, owner.text, owner.number, None, records), []

@@ -1,0 +1,115 @@
+"""Stage 4, rendering: Routes -> {output path: bytes} through the theme's Jinja2 templates.
+
+Templates come from the project's ``templates/`` first, then the theme; ``!theme/x.html``
+always names the theme's own file, so an override can extend the template it replaces.
+Autoescape is on everywhere and undefined variables are errors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from . import __version__
+from .config import Config
+from .model import Author, Catalog, Paper, Subject
+from .routes import Route
+from .text import plain_text, render_abstract
+from .urls import absolute_url, author_url, paper_url, relative_url, subject_url
+
+ASSETS = "assets/"
+
+
+@dataclass(frozen=True, slots=True)
+class Theme:
+    """Where templates and static files come from, in override order."""
+
+    template_dirs: tuple[Path, ...]
+    static_dirs: tuple[Path, ...]
+
+
+def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
+    """A Jinja2 environment with our filters; one per build, templates compiled once."""
+    loader = jinja2.ChoiceLoader([
+        jinja2.PrefixLoader({"!theme": jinja2.FileSystemLoader(theme_templates)}, delimiter="/"),
+        jinja2.FileSystemLoader([str(d) for d in theme.template_dirs]),
+    ])
+    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             auto_reload=False)
+    env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
+                       absolute=_absolute)
+    return env
+
+
+def target_of(obj: object) -> str:
+    """The site URL of a model object (or a URL string as it is)."""
+    if isinstance(obj, Paper):
+        return paper_url(obj.id)
+    if isinstance(obj, Author):
+        return author_url(obj.id)
+    if isinstance(obj, Subject):
+        return subject_url(obj.code)
+    return str(obj)
+
+
+@jinja2.pass_context
+def _url(context: jinja2.runtime.Context, target: str) -> str:
+    """Link to a site URL from the current page: relative, or base-path absolute on 404."""
+    if context.get("absolute_links"):
+        return context["site"].base_path + target
+    return relative_url(target, context["page_url"])
+
+
+@jinja2.pass_context
+def _href(context: jinja2.runtime.Context, obj: object) -> str:
+    return _url(context, target_of(obj))
+
+
+@jinja2.pass_context
+def _absolute(context: jinja2.runtime.Context, obj: object) -> str:
+    return absolute_url(target_of(obj), context["site"].site_url)
+
+
+def asset_versions(static: Mapping[str, bytes]) -> dict[str, str]:
+    """Short content hashes of static files, appended to their URLs so caches never go stale."""
+    return {name: hashlib.sha256(data).hexdigest()[:10] for name, data in static.items()}
+
+
+def render_routes(
+    env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
+    globals_: Mapping[str, Any],
+) -> dict[str, bytes]:
+    """Render every route; raises jinja2 errors, which the builder turns into diagnostics."""
+    versions = globals_["asset_versions"]
+
+    @jinja2.pass_context
+    def asset(context: jinja2.runtime.Context, name: str) -> str:
+        return _url(context, ASSETS + name) + f"?v={versions.get(name, '0')}"
+
+    env.filters["asset"] = asset
+    env.globals.update(globals_, site=site, catalog=catalog, generator=f"site-gen {__version__}")
+    outputs: dict[str, bytes] = {}
+    for route in routes:
+        template = env.get_template(route.template)
+        html = template.render(route.context, page_url=route.url,
+                               absolute_links=route.url == "404.html",
+                               canonical=absolute_url(route.url, site.site_url))
+        outputs[str(route.output)] = _tidy(html).encode("utf-8")
+    return outputs
+
+
+def _tidy(html: str) -> str:
+    """Drop trailing spaces and runs of blank lines that template blocks leave behind."""
+    lines = [line.rstrip() for line in html.splitlines()]
+    kept = [line for i, line in enumerate(lines) if line or (i and lines[i - 1])]
+    return "\n".join(kept).strip() + "\n"
+
+
+__all__ = ["Markup", "Theme", "make_environment", "render_routes", "asset_versions", "target_of"]

@@ -1,0 +1,134 @@
+"""Stage 3, planning: Catalog + Pages -> Routes, one per HTML file, decided before rendering.
+
+A Route's context holds the frozen model objects its template shows, already grouped and
+sorted, so templates only lay them out. Two routes on one output path is an error.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from itertools import groupby
+from pathlib import PurePosixPath
+
+from .diagnostics import Diagnostic, error
+from .model import Author, Catalog, Paper, Subject
+from .pages import Page
+from .urls import author_url, output_path, paper_url, subject_url
+
+RELATED_LIMIT = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Route:
+    """One output HTML file: its URL, where it is written, and what its template is given."""
+
+    url: str
+    output: PurePosixPath
+    template: str
+    context: Mapping[str, object]
+    source: str = ""
+
+
+def plan_routes(
+    catalog: Catalog, pages: tuple[Page, ...], recent: int = 10
+) -> tuple[tuple[Route, ...], list[Diagnostic]]:
+    """Every HTML page of the site, with collision checks."""
+    routes = [
+        _route("", "index.html", profiled=catalog.profiled_authors,
+               recent=_recent(catalog.papers, recent), subjects=catalog.subjects),
+        _route("papers/", "papers.html", years=by_year(catalog.papers)),
+        _route("authors/", "authors.html", profiled=catalog.profiled_authors,
+               others=tuple(a for a in catalog.authors if not a.profiled)),
+        _route("subjects/", "subjects.html", groups=_subject_groups(catalog.subjects)),
+        _route("search/", "search.html"),
+        _route("404.html", "404.html"),
+    ]
+    routes += [_paper_route(catalog, p) for p in catalog.papers]
+    routes += [_author_route(catalog, a) for a in catalog.authors]
+    routes += [_route(subject_url(s.code), "subject.html", subject=s,
+                      years=by_year(catalog.paper(i) for i in s.paper_ids)) for s in catalog.subjects]
+    routes += [_route(f"{p.slug}/", "page.html", page=p, source=p.source) for p in pages]
+    return tuple(routes), _collisions(routes)
+
+
+def _route(url: str, template: str, source: str = "", **context: object) -> Route:
+    return Route(url, output_path(url), template, context, source)
+
+
+def _collisions(routes: Iterable[Route]) -> list[Diagnostic]:
+    seen: dict[PurePosixPath, Route] = {}
+    problems = []
+    for route in routes:
+        first = seen.setdefault(route.output, route)
+        if first is not route:
+            problems.append(error(route.source or "site", 0,
+                                  f"{route.output} would be written twice (also by "
+                                  f"{first.source or first.template})"))
+    return problems
+
+
+def by_year(papers: Iterable[Paper]) -> tuple[tuple[int | None, tuple[Paper, ...]], ...]:
+    """Papers grouped by year, newest first, papers with no year last."""
+    ordered = sorted(papers, key=_newest_first)
+    return tuple((year, tuple(group)) for year, group in groupby(ordered, key=lambda p: p.year))
+
+
+def _newest_first(paper: Paper) -> tuple[bool, int, str]:
+    return (paper.year is None, -(paper.year or 0), paper.title.casefold())
+
+
+def _recent(papers: Iterable[Paper], count: int) -> tuple[Paper, ...]:
+    return tuple(sorted(papers, key=_newest_first)[:count])
+
+
+def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Subject, ...]], ...]:
+    ordered = sorted(subjects, key=lambda s: (s.group, s.code))
+    return tuple((g, tuple(members)) for g, members in groupby(ordered, key=lambda s: s.group))
+
+
+def _paper_route(catalog: Catalog, paper: Paper) -> Route:
+    by_authors = _related(catalog, paper, (pid for a in paper.all_author_ids
+                                           for pid in catalog.author(a).paper_ids))
+    by_subject = _related(catalog, paper, (pid for code in paper.subjects
+                                           for pid in catalog.subject(code).paper_ids))
+    return _route(
+        paper_url(paper.id), "paper.html", paper=paper,
+        authors=tuple(catalog.author(a) for a in paper.author_ids),
+        extra_authors=tuple(catalog.author(a) for a in paper.extra_author_ids),
+        subjects=tuple(catalog.subject(c) for c in paper.subjects),
+        related_by_authors=by_authors, related_by_subject=by_subject,
+    )
+
+
+def _related(catalog: Catalog, paper: Paper, candidates: Iterable[str]) -> tuple[Paper, ...]:
+    """Other papers ranked by how often they came up, then newest first."""
+    counts = Counter(pid for pid in candidates if pid != paper.id)
+    ranked = sorted(counts, key=lambda pid: (-counts[pid], _newest_first(catalog.paper(pid))))
+    return tuple(catalog.paper(pid) for pid in ranked[:RELATED_LIMIT])
+
+
+def _author_route(catalog: Catalog, author: Author) -> Route:
+    papers = [catalog.paper(pid) for pid in author.paper_ids]
+    coauthors = Counter(a for p in papers for a in p.all_author_ids if a != author.id)
+    subjects = Counter(code for p in papers for code in p.subjects)
+    profiled_with = tuple(a for a in catalog.profiled_authors
+                          if a.id != author.id and a.id in coauthors)
+    return _route(
+        author_url(author.id), "author.html", author=author, years=by_year(papers),
+        paper_count=len(papers),
+        coauthors=tuple((catalog.author(a), n) for a, n in
+                        sorted(coauthors.items(), key=lambda kv: (-kv[1], catalog.author(kv[0]).name))),
+        subject_counts=tuple((catalog.subject(c), n) for c, n in
+                             sorted(subjects.items(), key=lambda kv: (-kv[1], kv[0]))),
+        year_counts=year_counts(papers), profiled_with=profiled_with,
+    )
+
+
+def year_counts(papers: Iterable[Paper]) -> tuple[tuple[int, int], ...]:
+    """(year, papers) for every year from the first to the last, gaps included as zero."""
+    counts = Counter(p.year for p in papers if p.year is not None)
+    if not counts:
+        return ()
+    return tuple((y, counts.get(y, 0)) for y in range(min(counts), max(counts) + 1))

@@ -1,0 +1,223 @@
+"""Untrusted text: matching keys, slugs, derived titles, and abstract LaTeX -> safe HTML.
+
+Every function here takes raw dump text and returns either plain text or ``Markup`` whose every
+byte was produced by this module: input characters only ever reach the output escaped.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import xml.etree.ElementTree as ET
+from functools import lru_cache
+
+from latex2mathml.converter import convert as latex_to_mathml
+from markupsafe import Markup, escape
+from slugify import slugify as _slugify
+
+_NON_WORD = re.compile(r"[\W_]+")
+
+
+def fold(text: str) -> str:
+    """A matching key: no accents, no case, no punctuation, single spaces."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return _NON_WORD.sub(" ", bare.casefold()).strip()
+
+
+def slugify(text: str, max_length: int = 80) -> str:
+    """ASCII URL slug (transliterating any script); may be empty, callers supply a fallback."""
+    return _slugify(text, max_length=max_length, word_boundary=True, save_order=True)
+
+
+def derive_title(abstract: str, max_words: int = 12) -> str:
+    """A stand-in title for an untitled record: the abstract's first words, with an ellipsis."""
+    first = re.split(r"(?<=[.!?])\s", plain_text(abstract).strip(), maxsplit=1)[0]
+    words = first.rstrip(".!?").split()
+    if not words:
+        return "Untitled paper"
+    return " ".join(words[:max_words]) + ("…" if len(words) > max_words else "")
+
+
+# ---- LaTeX in abstracts -----------------------------------------------------------------
+
+_MATH = re.compile(
+    r"\$\$(?P<display>.+?)\$\$"
+    r"|(?<![\\$])\$(?P<inline>(?=\S)(?:\\.|[^$\\])+?(?<=\S))\$(?!\d)"
+    r"|\\\((?P<paren>.+?)\\\)",
+    re.DOTALL,
+)
+_TEXT_TOKEN = re.compile(
+    r"(?P<url>https?://[^\s<>\"'{}\\]+)"
+    r"|\\(?P<cmd>textbf|emph|textit|texttt|textsc|underline|text|mathrm|url)\s*\{"
+    r"|\\(?P<escaped>[%&_#${}])"
+    r"|\\(?P<space>[,;:! ])"
+    r"|(?P<newline>\\\\)"
+    r"|(?P<tilde>~)"
+    r"|(?P<dash>-{2,3})"
+    r"|\n\n(?P<para>)",
+)
+_WRAPPERS = {
+    "textbf": ("<strong>", "</strong>"),
+    "emph": ("<em>", "</em>"),
+    "textit": ("<em>", "</em>"),
+    "texttt": ("<code>", "</code>"),
+    "textsc": ('<span class="smallcaps">', "</span>"),
+    "underline": ("<u>", "</u>"),
+    "text": ("", ""),
+    "mathrm": ("", ""),
+}
+_URL_TRAILING = ".,;:!?'\")]}"
+
+
+def render_abstract(text: str) -> Markup:
+    """Abstract -> HTML paragraphs: math as MathML, text-mode LaTeX as tags, URLs as links."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
+    return Markup("".join(f"<p>{render_inline(p)}</p>" for p in paragraphs))
+
+
+def render_inline(text: str) -> Markup:
+    """One run of abstract text -> inline HTML."""
+    out: list[str] = []
+    pos = 0
+    for match in _MATH.finditer(text):
+        out.append(_render_text(text[pos : match.start()]))
+        display = match.group("display") is not None
+        source = match.group("display") or match.group("inline") or match.group("paren")
+        out.append(render_math(source, display))
+        pos = match.end()
+    out.append(_render_text(text[pos:]))
+    return Markup("".join(out))
+
+
+def _render_text(text: str) -> str:
+    out: list[str] = []
+    pos = 0
+    while (match := _TEXT_TOKEN.search(text, pos)) is not None:
+        out.append(str(escape(text[pos : match.start()])))
+        pos = match.end()
+        kind = match.lastgroup
+        if kind == "url":
+            url, trailing = _trim_url(match.group("url"))
+            out.append(_link(url, url) + str(escape(trailing)))
+        elif kind == "cmd":
+            inner, pos = _braced(text, pos)
+            out.append(_command(match.group("cmd"), inner))
+        elif kind == "escaped":
+            out.append(str(escape(match.group("escaped"))))
+        elif kind == "space":
+            out.append("\u202f" if match.group("space") in ",:;" else " ")
+        elif kind in ("newline", "para"):
+            out.append(" ")
+        elif kind == "tilde":
+            out.append("\u00a0")
+        else:
+            out.append("—" if len(match.group("dash")) == 3 else "–")
+    out.append(str(escape(text[pos:])))
+    return "".join(out)
+
+
+def _braced(text: str, start: int) -> tuple[str, int]:
+    """The text up to the brace matching one just before ``start``, and the index after it."""
+    depth = 1
+    for i in range(start, len(text)):
+        if text[i] == "\\":
+            continue
+        if text[i] == "{" and text[i - 1] != "\\":
+            depth += 1
+        elif text[i] == "}" and text[i - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return text[start:i], i + 1
+    return text[start:], len(text)
+
+
+def _command(name: str, inner: str) -> str:
+    if name == "url":
+        url, _ = _trim_url(inner.strip())
+        return _link(url, url) if url.startswith(("http://", "https://")) else str(escape(inner))
+    opening, closing = _WRAPPERS[name]
+    return opening + _render_text(inner) + closing
+
+
+def _trim_url(url: str) -> tuple[str, str]:
+    """Split trailing sentence punctuation off a URL, keeping balanced closing brackets."""
+    end = len(url)
+    while end and url[end - 1] in _URL_TRAILING:
+        if url[end - 1] == ")" and url.count("(", 0, end) >= url.count(")", 0, end):
+            break
+        end -= 1
+    return url[:end], url[end:]
+
+
+def _link(url: str, label: str) -> str:
+    return f'<a href="{escape(url)}" rel="nofollow noopener">{escape(label)}</a>'
+
+
+# ---- Math ---------------------------------------------------------------------------------
+
+_MATHML_ELEMENTS = frozenset(
+    "math mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mover munder "
+    "munderover mtable mtr mtd mstyle mpadded mphantom menclose merror semantics annotation".split()
+)
+_MATHML_ATTRIBUTES = frozenset(
+    "display mathvariant stretchy fence separator lspace rspace linethickness accent "
+    "accentunder columnalign rowalign rowspacing columnspacing width height depth minsize "
+    "maxsize movablelimits scriptlevel displaystyle notation form largeop symmetric "
+    "columnlines rowlines frame align encoding".split()
+)
+_MATHML_NS = "{http://www.w3.org/1998/Math/MathML}"
+
+
+@lru_cache(maxsize=8192)
+def render_math(source: str, display: bool = False) -> Markup:
+    """TeX -> sanitised MathML (with the TeX as annotation); unparseable TeX is shown as code."""
+    try:
+        mathml = latex_to_mathml(source, display="block" if display else "inline")
+        tree = ET.fromstring(mathml)
+    except Exception:  # latex2mathml raises many types on malformed TeX; all mean "show source"
+        delimiter = "$$" if display else "$"
+        return Markup('<code class="tex">{}</code>').format(f"{delimiter}{source}{delimiter}")
+    body = "".join(_serialise(child) for child in tree)
+    annotation = f'<annotation encoding="application/x-tex">{escape(source)}</annotation>'
+    mode = "block" if display else "inline"
+    return Markup(
+        f'<math xmlns="http://www.w3.org/1998/Math/MathML" display="{mode}">'
+        f"<semantics><mrow>{body}</mrow>{annotation}</semantics></math>"
+    )
+
+
+def _serialise(element: ET.Element) -> str:
+    """Rebuild MathML from an allow-list of elements and attributes, escaping all text."""
+    tag = element.tag.removeprefix(_MATHML_NS)
+    children = "".join(_serialise(child) for child in element)
+    content = str(escape(element.text or "")) + children
+    tail = str(escape(element.tail or ""))
+    if tag not in _MATHML_ELEMENTS or tag == "math":
+        return content + tail
+    attributes = "".join(
+        f' {name}="{escape(value)}"'
+        for name, value in sorted(element.attrib.items())
+        if name in _MATHML_ATTRIBUTES
+    )
+    return f"<{tag}{attributes}>{content}</{tag}>{tail}"
+
+
+# ---- Plain text ---------------------------------------------------------------------------
+
+_PLAIN_SYMBOLS = {
+    "times": "×", "cdot": "·", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "approx": "≈",
+    "sim": "∼", "pm": "±", "to": "→", "rightarrow": "→", "infty": "∞", "alpha": "α",
+    "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "theta": "θ", "lambda": "λ",
+    "mu": "μ", "pi": "π", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω", "%": "%",
+    "&": "&", "_": "_", "#": "#", "$": "$", ",": " ", ";": " ", "ldots": "…", "dots": "…",
+}
+_PLAIN_COMMAND = re.compile(r"\\([A-Za-z]+|[%&_#$,;])")
+
+
+def plain_text(text: str) -> str:
+    """Abstract text without markup: for search, meta descriptions and derived titles."""
+    text = re.sub(r"(?<!\\)\$+", "", text)
+    text = _PLAIN_COMMAND.sub(lambda m: _PLAIN_SYMBOLS.get(m.group(1), ""), text)
+    text = re.sub(r"(?<!\\)[{}]", "", text).replace("~", " ")
+    return " ".join(text.split())

@@ -1,0 +1,52 @@
+"""YAML files with line numbers, so config and curation problems point at a line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from .diagnostics import Diagnostic, error
+
+
+class LineDict(dict[str, Any]):
+    """A mapping from YAML that remembers the 1-based line it started on."""
+
+    line: int = 0
+    key_lines: dict[str, int]
+
+    def line_of_key(self, key: str) -> int:
+        """The line a key stands on (the mapping's own line when unknown)."""
+        return getattr(self, "key_lines", {}).get(key, self.line)
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader whose mappings are LineDicts: still no arbitrary objects."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
+    mapping = LineDict(loader.construct_mapping(node, deep=True))
+    mapping.line = node.start_mark.line + 1
+    mapping.key_lines = {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_yaml(path: str, text: str) -> tuple[Any, list[Diagnostic]]:
+    """Parse YAML safely; a syntax error becomes a diagnostic at its line."""
+    try:
+        return yaml.load(text, Loader=_LineLoader), []  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark else 1
+        problem = getattr(exc, "problem", None) or str(exc)
+        return None, [error(path, line, f"invalid YAML: {problem}")]
+
+
+def line_of(value: object, key: str | None = None) -> int:
+    """The line a mapping (or one of its keys) starts on, or 0 when unknown."""
+    if not isinstance(value, LineDict):
+        return 0
+    return value.line_of_key(key) if key else value.line
