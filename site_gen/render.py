@@ -20,7 +20,7 @@ from . import __version__
 from .config import Config
 from .model import Author, Catalog, Paper, Subject
 from .routes import Route
-from .text import plain_text, render_abstract
+from .text import plain_text, render_abstract, render_title
 from .urls import absolute_url, author_url, paper_url, relative_url, subject_url
 
 ASSETS = "assets/"
@@ -44,6 +44,7 @@ def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                              auto_reload=False)
     env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
+                       title=render_title,
                        absolute=_absolute)
     return env
 

@@ -16,11 +16,12 @@ from markupsafe import Markup, escape
 from slugify import slugify as _slugify
 
 _NON_WORD = re.compile(r"[\W_]+")
+_LOOKALIKES = str.maketrans({"×": "x", "ß": "ss", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L"})
 
 
 def fold(text: str) -> str:
     """A matching key: no accents, no case, no punctuation, single spaces."""
-    decomposed = unicodedata.normalize("NFKD", text)
+    decomposed = unicodedata.normalize("NFKD", text.translate(_LOOKALIKES))
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _NON_WORD.sub(" ", bare.casefold()).strip()
 
@@ -76,21 +77,26 @@ def render_abstract(text: str) -> Markup:
     return Markup("".join(f"<p>{render_inline(p)}</p>" for p in paragraphs))
 
 
-def render_inline(text: str) -> Markup:
-    """One run of abstract text -> inline HTML."""
+def render_inline(text: str, links: bool = True) -> Markup:
+    """One run of abstract text -> inline HTML; ``links=False`` for text inside a link."""
     out: list[str] = []
     pos = 0
     for match in _MATH.finditer(text):
-        out.append(_render_text(text[pos : match.start()]))
+        out.append(_render_text(text[pos : match.start()], links))
         display = match.group("display") is not None
         source = match.group("display") or match.group("inline") or match.group("paren")
         out.append(render_math(source, display))
         pos = match.end()
-    out.append(_render_text(text[pos:]))
+    out.append(_render_text(text[pos:], links))
     return Markup("".join(out))
 
 
-def _render_text(text: str) -> str:
+def render_title(text: str) -> Markup:
+    """A title as inline HTML (math, dashes, emphasis), never containing links."""
+    return render_inline(text, links=False)
+
+
+def _render_text(text: str, links: bool = True) -> str:
     out: list[str] = []
     pos = 0
     while (match := _TEXT_TOKEN.search(text, pos)) is not None:
@@ -99,10 +105,10 @@ def _render_text(text: str) -> str:
         kind = match.lastgroup
         if kind == "url":
             url, trailing = _trim_url(match.group("url"))
-            out.append(_link(url, url) + str(escape(trailing)))
+            out.append((_link(url, url) if links else str(escape(url))) + str(escape(trailing)))
         elif kind == "cmd":
             inner, pos = _braced(text, pos)
-            out.append(_command(match.group("cmd"), inner))
+            out.append(_command(match.group("cmd"), inner, links))
         elif kind == "escaped":
             out.append(str(escape(match.group("escaped"))))
         elif kind == "space":
@@ -132,12 +138,13 @@ def _braced(text: str, start: int) -> tuple[str, int]:
     return text[start:], len(text)
 
 
-def _command(name: str, inner: str) -> str:
+def _command(name: str, inner: str, links: bool) -> str:
     if name == "url":
         url, _ = _trim_url(inner.strip())
-        return _link(url, url) if url.startswith(("http://", "https://")) else str(escape(inner))
+        linkable = links and url.startswith(("http://", "https://"))
+        return _link(url, url) if linkable else str(escape(inner))
     opening, closing = _WRAPPERS[name]
-    return opening + _render_text(inner) + closing
+    return opening + _render_text(inner, links) + closing
 
 
 def _trim_url(url: str) -> tuple[str, str]:

@@ -1,0 +1,176 @@
+"""Catalog: merge rules in both directions, authors, subjects, curation."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import SEEDS, abstract
+from site_gen.catalog import build_catalog
+from site_gen.curation import AuthorEdit, Curation, PaperEdit
+from site_gen.diagnostics import Severity
+from site_gen.model import Dump, Link, Record, SourceRef
+from site_gen.readers import read_dump
+
+LONG = ("Reinforcement learning post-training of large language models alternates rollout "
+        "generation and training. We observe that long-tail responses leave accelerators idle "
+        "for most of each step, and propose tail batching, which gathers long responses into a "
+        "few dedicated rounds. On 128 GPUs our system cuts end-to-end training time by 2.1x.")
+
+
+def record(path: str, line: int, owner: str, abstract_text: str, title: str | None = None,
+           year: int | None = None, authors: tuple[str, ...] = (), et_al: bool = False,
+           subjects: tuple[str, ...] = ()) -> Record:
+    return Record(SourceRef(path, line), owner, title, authors, et_al, year, subjects, abstract_text)
+
+
+def catalog_of(*records: Record, curation: Curation = Curation()):
+    dumps = {}
+    for r in records:
+        dumps.setdefault(r.source.path, []).append(r)
+    built = [Dump(path, "test", rs[0].owner, 1, None, tuple(rs)) for path, rs in dumps.items()]
+    return build_catalog(built, curation)
+
+
+def seed_catalog(curation: Curation = Curation()):
+    dumps = [read_dump(p.name, p.read_bytes())[0] for p in sorted(SEEDS.iterdir())]
+    return build_catalog(dumps, curation)
+
+
+@pytest.mark.parametrize("noise", [
+    pytest.param(lambda t: t.upper(), id="case"),
+    pytest.param(lambda t: t.replace(" ", "  ").replace(". ", ".\n"), id="whitespace"),
+    pytest.param(lambda t: t.replace(",", "").replace(".", ";").replace("-", " "), id="punctuation"),
+    pytest.param(lambda t: t.replace("accelerators", "accélérators"), id="accents"),
+    pytest.param(lambda t: t.replace("2.1x", "$2.1\\times$"), id="latex-markup"),
+])
+def test_near_copies_merge(noise) -> None:
+    catalog, _ = catalog_of(
+        record("a.txt", 9, "Ann Lee", LONG, "Tail Batching for Synchronous RL", 2025, subjects=("cs.LG",)),
+        record("b.txt", 3, "Ann Lee", noise(LONG), authors=("Bo Wu", "Ann Lee"), et_al=True))
+    assert len(catalog.papers) == 1
+    paper = catalog.papers[0]
+    assert paper.title == "Tail Batching for Synchronous RL" and paper.year == 2025
+    assert [catalog.author(a).name for a in paper.author_ids] == ["Bo Wu", "Ann Lee"]
+    assert paper.et_al and paper.extra_author_ids == ()
+    assert [str(s) for s in paper.sources] == ["a.txt:9", "b.txt:3"]
+
+
+@pytest.mark.parametrize("other", [
+    pytest.param(LONG.replace("2.1x", "3.4x").replace("128", "64"), id="different-figures"),
+    pytest.param(LONG.replace("tail batching", "speculative rollouts"), id="different-method"),
+    pytest.param(abstract("tail batching for RL post-training"), id="same-topic"),
+    pytest.param(LONG[:150], id="shared-opening-only"),
+])
+def test_distinct_papers_on_similar_topics_stay_apart(other: str) -> None:
+    catalog, diagnostics = catalog_of(
+        record("a.txt", 9, "Ann Lee", LONG, "Tail Batching for Synchronous RL", 2025),
+        record("a.txt", 17, "Ann Lee", other, "Another Paper On Rollout Systems", 2025))
+    assert len(catalog.papers) == 2
+    assert not [d for d in diagnostics if d.severity is Severity.ERROR]
+
+
+def test_same_long_title_merges_when_years_agree() -> None:
+    catalog, _ = catalog_of(
+        record("a.txt", 9, "Ann Lee", LONG, "Tail Batching for Synchronous RL", 2025),
+        record("b.txt", 9, "Bo Wu", abstract("v2 abstract"), "Tail batching for synchronous RL.", 2025))
+    assert len(catalog.papers) == 1
+    assert {catalog.author(a).name for a in catalog.papers[0].all_author_ids} == {"Ann Lee", "Bo Wu"}
+
+
+def test_same_title_different_years_or_short_title_stay_apart() -> None:
+    catalog, _ = catalog_of(
+        record("a.txt", 9, "Ann Lee", abstract("one"), "Tail Batching for Synchronous RL", 2021),
+        record("a.txt", 17, "Ann Lee", abstract("two"), "Tail Batching for Synchronous RL", 2025),
+        record("a.txt", 25, "Ann Lee", abstract("three"), "Introduction", 2025),
+        record("b.txt", 25, "Bo Wu", abstract("four"), "Introduction", 2025))
+    assert len(catalog.papers) == 4
+    assert len({p.id for p in catalog.papers}) == 4
+
+
+def test_suspected_duplicate_is_warned() -> None:
+    edited = LONG.replace("2.1x", "2.4x")
+    _, diagnostics = catalog_of(record("a.txt", 9, "Ann Lee", LONG, "Tail Batching", 2025),
+                                record("b.txt", 3, "Ann Lee", edited, authors=("Bo Wu",)))
+    assert [(d.path, d.line, d.severity) for d in diagnostics] == [("b.txt", 3, Severity.WARNING)]
+    assert "suspected duplicate of a.txt:9" in diagnostics[0].message
+
+
+def test_seed_catalog_counts() -> None:
+    catalog, diagnostics = seed_catalog()
+    assert diagnostics == []
+    assert len(catalog.papers) == 28
+    by_path = lambda prefix: {p.id for p in catalog.papers  # noqa: E731
+                              if any(s.path.startswith(prefix) for s in p.sources)}
+    assert len(by_path("000")) == 18 and len(by_path("001")) == 7
+    assert len(by_path("003") - by_path("000")) == 3
+    assert len(by_path("003") & by_path("000")) == 4
+    wang = next(a for a in catalog.authors if a.name == "Jiamang Wang")
+    assert len(wang.paper_ids) == 21
+    assert [str(p.claim) for p in wang.profiles if p.claim] == ["at least 19 records"]
+    assert [s.code for s in catalog.subjects] == ["cs.AI", "cs.CL", "cs.CV", "cs.DC", "cs.IR", "cs.LG"]
+
+
+def test_seed_merge_keeps_title_from_one_record_and_coauthors_from_the_other() -> None:
+    catalog, _ = seed_catalog()
+    paper = next(p for p in catalog.papers if p.title.startswith("Attention Illuminates"))
+    assert [catalog.author(a).name for a in paper.author_ids] == ["Yang Li", "Zhichen Dong", "Yuhan Sun"]
+    assert [catalog.author(a).name for a in paper.extra_author_ids] == ["Jiamang Wang"]
+    assert paper.et_al and paper.year == 2025 and paper.subjects == ("cs.CL",)
+    assert [s.path[:3] for s in paper.sources] == ["000", "003"]
+
+
+def test_untitled_papers_get_a_marked_derived_title() -> None:
+    catalog, _ = seed_catalog()
+    derived = [p for p in catalog.papers if p.title_origin == "derived"]
+    assert len(derived) == 3
+    assert all(p.title.endswith("…") for p in derived)
+    assert any(p.title.startswith("Recent advances in Vision-Language-Action") for p in derived)
+
+
+def test_curation_sets_title_links_and_hides() -> None:
+    curation = Curation("curation.yaml", papers=(
+        PaperEdit(2, "abstract", "Recent advances in vision-language-action models",
+                  title="CombatVLA", year=2025, subjects=("cs.CV",),
+                  links=(Link("code", "https://example.org/c", "Code"),)),
+        PaperEdit(5, "title", "RoLA: Rotary-Positioned Low-Rank Linear Attention for Efficient "
+                              "Diffusion Transformers", hide=True),
+        PaperEdit(7, "source", "001_c61dd221c79335b9.txt:57", title="LayerKV (curated)"),
+        PaperEdit(9, "title", "No Such Paper"),
+    ), authors=(AuthorEdit(11, "Jiamang Wang", affiliation="Alibaba", variants=("J. Wang",)),))
+    catalog, diagnostics = seed_catalog(curation)
+    titles = {p.title: p for p in catalog.papers}
+    assert titles["CombatVLA"].title_origin == "curation"
+    assert titles["CombatVLA"].year == 2025 and titles["CombatVLA"].subjects == ("cs.CV",)
+    assert titles["CombatVLA"].links[0].url == "https://example.org/c"
+    assert "LayerKV (curated)" in titles
+    assert len(catalog.papers) == 27 and not any(t.startswith("RoLA") for t in titles)
+    assert [(d.path, d.line) for d in diagnostics] == [("curation.yaml", 9)]
+    assert "matches no paper" in diagnostics[0].message
+    assert next(a for a in catalog.authors if a.name == "Jiamang Wang").affiliation == "Alibaba"
+
+
+def test_names_match_after_unicode_folding_and_display_keeps_accents() -> None:
+    catalog, _ = catalog_of(
+        record("a.txt", 1, "José Núñez", abstract("one"), "Paper One Is Here", 2020),
+        record("b.txt", 1, "Zoë Adams", abstract("two"), authors=("Jose Nunez", "ZOË ADAMS")),
+        record("c.txt", 1, "Zoë Adams", abstract("three"), authors=("Jose\u0301 Nu\u0301n\u0303ez",)))
+    names = sorted(a.name for a in catalog.authors)
+    assert names == ["José Núñez", "Zoë Adams"]
+    assert all(a.id.isascii() for a in catalog.authors)
+
+
+def test_owner_is_an_author_of_every_paper_in_their_dump() -> None:
+    catalog, _ = catalog_of(record("a.txt", 1, "Ann Lee", abstract("one"), "Paper One", 2020),
+                            record("b.txt", 1, "Bo Wu", abstract("two"), authors=("Cy Do",)))
+    for paper in catalog.papers:
+        owners = {catalog.author(a).name for a in paper.all_author_ids}
+        assert owners & {"Ann Lee", "Bo Wu"}
+
+
+def test_slug_collisions_are_resolved_deterministically() -> None:
+    records = [record("a.txt", i, "Ann Lee", abstract(f"t{i}"), "Same Title", 2020 + i % 2)
+               for i in range(1, 5)]
+    ids = sorted(p.id for p in catalog_of(*records)[0].papers)
+    again = sorted(p.id for p in catalog_of(*reversed(records))[0].papers)
+    assert ids == again
+    assert len(set(ids)) == 4 and "same-title" in ids and "same-title-2021" in ids

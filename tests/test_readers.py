@@ -1,0 +1,189 @@
+"""Readers: every seed parses; edge cases of both grammars; broken input names its line."""
+
+from __future__ import annotations
+
+import codecs
+from pathlib import Path
+
+import pytest
+
+from conftest import SEEDS, abstract, coauthor_dump, listing_dump
+from site_gen.diagnostics import Severity
+from site_gen.readers import read_dump
+
+SEED_COUNTS = {"000": (18, "Jiamang Wang", "listing"), "001": (7, "Zhenxuan Pan", "listing"),
+               "003": (7, "Jiamang Wang", "coauthor")}
+
+
+def read(text: str | bytes, path: str = "d.txt"):
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return read_dump(path, data)
+
+
+def errors(diagnostics):
+    return [d for d in diagnostics if d.severity is Severity.ERROR]
+
+
+@pytest.mark.parametrize("seed", sorted(SEEDS.iterdir()), ids=lambda p: p.name[:3])
+def test_every_seed_parses_without_diagnostics(seed: Path) -> None:
+    dump, diagnostics = read_dump(seed.name, seed.read_bytes())
+    count, owner, fmt = SEED_COUNTS[seed.name[:3]]
+    assert diagnostics == []
+    assert dump is not None
+    assert (len(dump.records), dump.owner, dump.format) == (count, owner, fmt)
+
+
+def test_listing_seed_fields() -> None:
+    dump, _ = read_dump("000", (SEEDS / "000_e736ed7e47b46951.txt").read_bytes())
+    first = dump.records[0]
+    assert first.title.startswith("RoLA: Rotary-Positioned")
+    assert (first.year, first.subjects, first.source.line) == (2026, ("cs.CV",), 9)
+    assert first.abstract.startswith("Diffusion Transformers (DiTs)")
+    assert (dump.claim.count, dump.claim.at_least) == (19, True)
+    assert all(r.title and r.year and r.subjects for r in dump.records)
+
+
+def test_coauthor_seed_fields() -> None:
+    dump, _ = read_dump("003", (SEEDS / "003_f93c594022924f84.txt").read_bytes())
+    first = dump.records[0]
+    assert first.authors == ("Zihe Liu", "Jiashun Liu", "Yancheng He")
+    assert first.et_al and first.title is None and first.year is None
+    assert first.source.line == 3
+    assert [r.source.line for r in dump.records] == [3, 7, 11, 15, 19, 23, 27]
+
+
+def test_format_is_sniffed_from_content_not_name() -> None:
+    text = (SEEDS / "003_f93c594022924f84.txt").read_bytes()
+    dump, _ = read_dump("000_looks_like_a_listing.txt", text)
+    assert dump.format == "coauthor"
+
+
+SAMPLE = listing_dump("Ada Lovelace", [(2024, "A Study of Engines", abstract("engines"), ["cs.LG"]),
+                                       (2023, "Notes on Looms", abstract("looms"), ["cs.AI", "cs.DC"])])
+
+
+@pytest.mark.parametrize("variant", [
+    pytest.param(lambda t: t.replace("\n", "\r\n"), id="crlf"),
+    pytest.param(lambda t: t.replace("\n", "\r"), id="cr"),
+    pytest.param(lambda t: "\ufeff" + t, id="bom"),
+    pytest.param(lambda t: t.replace("\n", "   \n"), id="trailing-spaces"),
+    pytest.param(lambda t: t.replace("\n\n", "\n\n\n\n"), id="extra-blank-lines"),
+    pytest.param(lambda t: t.replace("\n\n", "\n"), id="no-blank-lines"),
+    pytest.param(lambda t: t.replace("\n", "\t\n"), id="trailing-tabs"),
+])
+def test_whitespace_and_line_ending_variants_parse_the_same(variant) -> None:
+    expected, _ = read(SAMPLE)
+    dump, diagnostics = read(variant(SAMPLE))
+    assert diagnostics == []
+    strip = lambda d: [(r.title, r.year, r.subjects, r.abstract) for r in d.records]  # noqa: E731
+    assert strip(dump) == strip(expected)
+
+
+def test_utf16_with_bom_is_read() -> None:
+    dump, diagnostics = read(codecs.BOM_UTF16_LE + SAMPLE.encode("utf-16-le"))
+    assert diagnostics == [] and len(dump.records) == 2
+
+
+def test_line_numbers_survive_crlf() -> None:
+    dump, _ = read(SAMPLE.replace("\n", "\r\n"))
+    assert [r.source.line for r in dump.records] == [9, 17]
+
+
+def test_several_subject_lines_and_several_codes_on_one_line() -> None:
+    text = listing_dump("A B", [(2024, "Title here now", abstract("x"), ["cs.LG", "stat.ML"])])
+    text = text.replace("stat.ML↗", "stat.ML↗ math.OC↗, q-bio.NC↗")
+    dump, diagnostics = read(text)
+    assert diagnostics == []
+    assert dump.records[0].subjects == ("cs.LG", "stat.ML", "math.OC", "q-bio.NC")
+
+
+def test_subject_code_case_is_canonicalised() -> None:
+    dump, _ = read(listing_dump("A B", [(2024, "Title", abstract("x"), ["cs.lg"])]))
+    assert dump.records[0].subjects == ("cs.LG",)
+
+
+def test_missing_year_subject_and_title_are_warnings_not_drops() -> None:
+    text = listing_dump("A B", [(None, "Only A Title Here", abstract("x"), ["cs.LG"]),
+                                (2020, "Title Without Subjects", abstract("y"), [])])
+    text += "arXiv2019\n\n" + abstract("z") + "\n\ncs.CL↗\n"
+    dump, diagnostics = read(text)
+    assert errors(diagnostics) == []
+    assert [r.year for r in dump.records] == [None, 2020, 2019]
+    assert dump.records[1].subjects == ()
+    assert dump.records[2].title is None and dump.records[2].abstract.startswith("We study z")
+    messages = {(d.line, d.message) for d in diagnostics}
+    assert (9, "record has no year") in messages
+    assert (17, "record has no subject line") in messages
+    assert (23, "record has no title") in messages
+
+
+def test_multi_paragraph_abstract() -> None:
+    text = listing_dump("A B", [(2024, "Title", "First paragraph.\n\nSecond paragraph.", ["cs.LG"])])
+    dump, _ = read(text)
+    assert dump.records[0].abstract == "First paragraph.\n\nSecond paragraph."
+
+
+@pytest.mark.parametrize("count, expected", [
+    ("1 record", (1, False)), ("7 records", (7, False)), ("At least 19 records", (19, True)),
+    ("at least 1,204 records", (1204, True)),
+])
+def test_count_lines(count: str, expected: tuple[int, bool]) -> None:
+    dump, _ = read(listing_dump("A B", [(2024, "T", abstract("x"), ["cs.LG"])], count=count))
+    assert (dump.claim.count, dump.claim.at_least) == expected
+
+
+def test_wrong_exact_count_is_a_warning() -> None:
+    _, diagnostics = read(listing_dump("A B", [(2024, "T", abstract("x"), ["cs.LG"])],
+                                       count="3 records"))
+    assert [(d.line, d.severity) for d in diagnostics] == [(3, Severity.WARNING)]
+    assert "claims 3 records but holds 1" in diagnostics[0].message
+
+
+def test_non_latin_names_and_titles() -> None:
+    text = listing_dump("王小明", [(2024, "Über Transformatoren: ein Überblick", abstract("x"), ["cs.CL"])])
+    dump, diagnostics = read(text)
+    assert diagnostics == [] and dump.owner == "王小明"
+    co = coauthor_dump("Дмитрий Иванов", [("José Núñez, 王小明, Zoë Müller et al.", abstract("y"))])
+    dump, diagnostics = read(co)
+    assert diagnostics == []
+    assert dump.records[0].authors == ("José Núñez", "王小明", "Zoë Müller")
+
+
+def test_coauthor_without_et_al_and_single_author() -> None:
+    dump, diagnostics = read(coauthor_dump("A B", [("C D, E F", abstract("x")),
+                                                   ("G H", abstract("y"))]))
+    assert diagnostics == []
+    assert [(r.authors, r.et_al) for r in dump.records] == [(("C D", "E F"), False), (("G H",), False)]
+
+
+def test_control_characters_are_removed_with_a_warning() -> None:
+    dump, diagnostics = read(SAMPLE.replace("Notes on Looms", "Notes\x00 on\x07 Looms"))
+    assert dump.records[1].title == "Notes on Looms"
+    assert [(d.line, d.severity) for d in diagnostics] == [(19, Severity.WARNING)]
+
+
+# ---- broken input: an error at the right line ------------------------------------------
+
+@pytest.mark.parametrize("data, line, fragment", [
+    pytest.param(b"", 1, "empty dump", id="empty"),
+    pytest.param(b"\n\n  \n", 1, "empty dump", id="blank"),
+    pytest.param("arXiv subjects\n\nA B\n\n1 record\n\narXiv2024\n\nT\n\nabc caf\xe9".encode("latin-1"),
+                 11, "not valid UTF-8", id="latin-1"),
+    pytest.param(b"Hello world, this is a letter.\n\nIt is not a dump at all, is it? No.\n", 1,
+                 "not a known dump format", id="unknown-format"),
+    pytest.param(SAMPLE.replace("arXiv2023\n\n", "").encode(), 17,
+                 "text after the subject lines", id="missing-source-line"),
+    pytest.param(b"arXiv subjects\n\nA B\n\nWhat is this line doing here? It breaks.\n\narXiv2020\n\nT\n\nx\n",
+                 5, "unexpected line in the header", id="header-garbage"),
+    pytest.param(SAMPLE.replace("Notes on Looms\n\n" + abstract("looms") + "\n\n", "").encode(), 17,
+                 "no title and no abstract", id="empty-record"),
+    pytest.param(coauthor_dump("A B", [("C D, E F et al.", abstract("x"))]).encode() + b"G H, I J\n", 7,
+                 "author list has no abstract", id="dangling-author-list"),
+])
+def test_broken_input_gives_an_error_at_its_line(data: bytes, line: int, fragment: str) -> None:
+    dump, diagnostics = read(data, "content/dumps/bad.txt")
+    found = errors(diagnostics)
+    assert found, diagnostics
+    assert (found[0].path, found[0].line) == ("content/dumps/bad.txt", line)
+    assert fragment in found[0].message
+    assert str(found[0]).startswith(f"content/dumps/bad.txt:{line}: ")
