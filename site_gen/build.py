@@ -6,7 +6,6 @@ Any error diagnostic stops the build before the write, so the previous output st
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from importlib.resources import files as package_files
 from pathlib import Path
@@ -136,13 +135,13 @@ class Builder:
                 "asset_versions": asset_versions(static),
                 "nav_pages": tuple(p for p in pages if p.nav)})
         except jinja2.TemplateError as exc:
-            return None, _sorted(diagnostics) + [_template_diagnostic(exc)], catalog
+            return None, _sorted(diagnostics) + [_template_diagnostic(exc, self.project)], catalog
         outputs.update({ASSETS + name: data for name, data in static.items()})
         outputs[SEARCH_FILE] = encode_json(search_index(catalog))
         return outputs, _sorted(diagnostics), catalog
 
 
-def _template_diagnostic(exc: jinja2.TemplateError) -> Diagnostic:
+def _template_diagnostic(exc: jinja2.TemplateError, project: Path) -> Diagnostic:
     """Locate a template error: syntax errors carry a line, runtime ones a traceback frame."""
     name = getattr(exc, "filename", None) or getattr(exc, "name", None)
     line = getattr(exc, "lineno", None) or 0
@@ -151,9 +150,16 @@ def _template_diagnostic(exc: jinja2.TemplateError) -> Diagnostic:
         if tb.tb_frame.f_code.co_filename.endswith(".html"):
             name, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
         tb = tb.tb_next
-    name = name or "template"
-    return error(os.path.relpath(name) if os.path.isabs(name) else name, line,
+    return error(_shown(Path(name), project) if name else "template", line,
                  f"template error: {exc.message or exc}")
+
+
+def _shown(path: Path, project: Path) -> str:
+    """A path as the user knows it: relative to the project when inside it."""
+    try:
+        return path.resolve().relative_to(project.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def _sorted(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

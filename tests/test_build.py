@@ -1,0 +1,158 @@
+"""Builds as a whole: determinism, atomic failure, stale files, output safety, CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, abstract, build, coauthor_dump, listing_dump, read_tree
+from site_gen.cli import main
+from site_gen.output import MARKER
+
+GOOD = {"content/dumps/a.txt": listing_dump("Ann Lee", [
+    (2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
+    (2023, "Phase Multiplexing for Rollouts", abstract("multiplexing"), ["cs.DC"])])}
+
+
+def test_two_builds_are_byte_identical(demo_project: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    assert build(demo_project, first).ok and build(demo_project, second).ok
+    assert read_tree(first) == read_tree(second)
+
+
+def test_rebuild_into_same_output_changes_nothing(make_project) -> None:
+    project = make_project(GOOD)
+    assert build(project).ok
+    again = build(project)
+    assert again.written is not None
+    assert again.written.changed == () and again.written.removed == ()
+
+
+def test_malformed_dump_leaves_previous_output_untouched(make_project) -> None:
+    project = make_project(GOOD)
+    assert build(project).ok
+    before = read_tree(project / "_site")
+    (project / "content/dumps/b.txt").write_text("arXiv subjects\n\nBo Wu\n\n1 record\n\narXiv2024\n\n"
+                                                 "Title\n\nAbstract text here.\n\ncs.LG↗\n\nStray text.\n")
+    result = build(project)
+    assert not result.ok
+    assert [str(d) for d in result.diagnostics if d.severity.name == "ERROR"] == [
+        "content/dumps/b.txt:15: text after the subject lines; is this record's 'arXiv<year>' line missing?"]
+    assert read_tree(project / "_site") == before
+    assert not any(p.name.startswith(".") and p.name != "content" for p in project.iterdir())
+
+
+def test_stale_files_are_removed(make_project) -> None:
+    project = make_project(GOOD)
+    assert build(project).ok
+    assert (project / "_site/papers/phase-multiplexing-for-rollouts/index.html").is_file()
+    (project / "content/dumps/a.txt").write_text(listing_dump("Ann Lee", [
+        (2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"])]))
+    result = build(project)
+    assert "papers/phase-multiplexing-for-rollouts/index.html" in result.written.removed
+    assert "subjects/cs.DC/index.html" in result.written.removed
+    assert not (project / "_site/papers/phase-multiplexing-for-rollouts").exists()
+
+
+def test_refuses_to_replace_a_folder_it_did_not_write(make_project) -> None:
+    project = make_project(GOOD)
+    precious = project / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("do not delete")
+    result = build(project, precious)
+    assert not result.ok
+    assert "not written by site-gen" in str(result.diagnostics[-1])
+    assert (precious / "thesis.tex").read_text() == "do not delete"
+
+
+def test_output_has_marker_and_no_leftover_staging(make_project) -> None:
+    project = make_project(GOOD)
+    assert build(project).ok and build(project).ok
+    assert (project / "_site" / MARKER).is_file()
+    assert sorted(p.name for p in project.iterdir()) == ["_site", "content"]
+
+
+def test_leftover_from_killed_build_is_recovered(make_project) -> None:
+    project = make_project(GOOD)
+    assert build(project).ok
+    good = read_tree(project / "_site")
+    # A build killed between its two fallback renames leaves only ".<name>.old".
+    os.rename(project / "_site", project / "._site.old")
+    (project / "._site.staging").mkdir()
+    (project / "._site.staging" / "half.html").write_text("half")
+    assert build(project).ok
+    assert read_tree(project / "_site") == good
+    assert sorted(p.name for p in project.iterdir()) == ["_site", "content"]
+
+
+def test_pages_from_markdown_with_front_matter(make_project) -> None:
+    project = make_project({**GOOD, "content/pages/about.md": "---\ntitle: About us\n---\n# Hi\n\n"
+                                                              "Some *text* <script>x</script>\n"})
+    assert build(project).ok
+    html = (project / "_site/about/index.html").read_text()
+    assert "<em>text</em>" in html and "<script>x</script>" not in html
+    assert "About us" in (project / "_site/index.html").read_text()
+
+
+def test_template_override_from_project(make_project) -> None:
+    project = make_project({**GOOD, "templates/404.html":
+                            '{% extends "!theme/404.html" %}{% block title %}Lost!{% endblock %}'})
+    assert build(project).ok
+    assert "<title>Lost!</title>" in (project / "_site/404.html").read_text()
+
+
+def test_broken_template_is_a_diagnostic_with_a_line(make_project) -> None:
+    project = make_project({**GOOD, "templates/404.html": "line one\n{{ nope.missing }}\n"})
+    result = build(project)
+    assert not result.ok
+    problem = str(result.diagnostics[-1])
+    assert problem.startswith("templates/404.html:2: template error: 'nope' is undefined")
+
+
+@pytest.mark.parametrize("files, message", [
+    ({}, "content/dumps: no dump files found"),
+    ({"content/dumps/x.txt": b"Ann Lee\n\nBo Wu\n\ncaf\xe9"}, "content/dumps/x.txt:5: not valid UTF-8"),
+    ({**GOOD, "content/site.yaml": "title: [unclosed\n"}, "content/site.yaml:2: invalid YAML"),
+    ({**GOOD, "content/site.yaml": "site_url: ftp://x\n"}, "content/site.yaml:1: site_url must be"),
+    ({**GOOD, "content/curation.yaml": "papers:\n  - match: {colour: red}\n"},
+     "content/curation.yaml:2: 'match' needs exactly one of"),
+])
+def test_bad_input_is_a_located_error(make_project, files, message) -> None:
+    result = build(make_project(files))
+    assert not result.ok
+    assert any(str(d).startswith(message) for d in result.diagnostics), [str(d) for d in result.diagnostics]
+
+
+def test_strict_fails_on_warnings(make_project) -> None:
+    files = {**GOOD, "content/curation.yaml": "papers:\n  - match: {title: Nothing Like This}\n"
+                                              "    title: X\n"}
+    project = make_project(files)
+    assert build(project).ok
+    result = build(project, strict=True)
+    assert not result.ok
+    assert [str(d) for d in result.diagnostics] == [
+        "content/curation.yaml:2: warning: curation entry (title: 'Nothing Like This') matches no paper"]
+
+
+def test_cli_build_exit_codes_and_messages(make_project, capsys) -> None:
+    project = make_project(GOOD)
+    assert main(["build", "--project", str(project)]) == 0
+    assert "built" in capsys.readouterr().out
+    (project / "content/dumps/bad.txt").write_text("Dear editor,\n\nthis is a letter. Not a dump.\n")
+    assert main(["build", "--project", str(project)]) == 1
+    err = capsys.readouterr().err
+    assert "content/dumps/bad.txt:1: not a known dump format" in err
+    assert "Traceback" not in err
+
+
+def test_cli_in_a_subprocess_prints_no_traceback(make_project) -> None:
+    project = make_project({"content/dumps/x.txt": coauthor_dump("A B", [("C D", "")])[:-2] + "\n"})
+    run = subprocess.run([sys.executable, "-m", "site_gen", "build"], cwd=project,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert run.returncode == 1
+    assert "content/dumps/x.txt:" in run.stderr and "Traceback" not in run.stderr
+    assert not (project / "_site").exists()

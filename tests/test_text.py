@@ -1,0 +1,109 @@
+"""Untrusted text: LaTeX to HTML/MathML, links, escaping, keys, slugs, derived titles."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from site_gen.text import derive_title, fold, plain_text, render_abstract, render_math, slugify
+
+
+def test_text_mode_commands() -> None:
+    html = render_abstract(r"We propose \textbf{RoLA} applied \emph{outside} at 90\% -- see \texttt{x\_y}.")
+    assert html == ("<p>We propose <strong>RoLA</strong> applied <em>outside</em> at 90% – see "
+                    "<code>x_y</code>.</p>")
+
+
+def test_nested_commands_and_unknown_commands_stay_literal() -> None:
+    assert render_abstract(r"\textbf{a \emph{b} c} \unknown{d}") == (
+        "<p><strong>a <em>b</em> c</strong> \\unknown{d}</p>")
+
+
+def test_inline_math_becomes_mathml_with_tex_annotation() -> None:
+    html = render_abstract(r"achieves 2.63$\times$ speedup")
+    assert '<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">' in html
+    assert "<mo>×</mo>" in html
+    assert '<annotation encoding="application/x-tex">\\times</annotation>' in html
+
+
+def test_display_math_and_paren_math() -> None:
+    assert 'display="block"' in render_abstract(r"$$E=mc^2$$")
+    assert "<msup>" in render_abstract(r"\(n^2\)")
+
+
+@pytest.mark.parametrize("text", ["costs $5 and $6 each", "a $ b", "price: $ 10$"])
+def test_dollar_signs_that_are_not_math_stay_text(text: str) -> None:
+    assert "<math" not in render_abstract(text)
+
+
+def test_malformed_math_falls_back_to_escaped_source() -> None:
+    assert render_abstract(r"bad $\frac{$ here") == r'<p>bad <code class="tex">$\frac{$</code> here</p>'
+
+
+@pytest.mark.parametrize("hostile", [
+    r"$\text{<script>alert(1)</script>}$",
+    r"$\text{</mtext><script>alert(1)</script>}$",
+    r"$x & y <img src=x onerror=alert(1)>$",
+    r"\textbf{<script>alert(1)</script>}",
+    "<script>alert(1)</script>",
+    '" onmouseover="alert(1)',
+    r"\url{javascript:alert(1)}",
+    "https://example.org/\"><script>alert(1)</script>",
+])
+def test_hostile_text_never_yields_markup(hostile: str) -> None:
+    html = str(render_abstract(hostile))
+    assert "<script" not in html and "<img" not in html
+    assert not re.search(r"<[^>]*\son\w+=", html)
+    assert 'href="javascript' not in html
+
+
+def test_mathml_is_rebuilt_from_an_allow_list() -> None:
+    html = str(render_math(r"\mathrm{x}^{2}"))
+    tags = set(re.findall(r"</?([a-z]+)", html))
+    assert tags <= {"math", "semantics", "mrow", "mi", "mn", "mo", "msup", "mtext", "annotation",
+                    "mstyle", "mspace"}
+
+
+def test_urls_become_links_without_trailing_punctuation() -> None:
+    html = render_abstract("Code: https://github.com/a/b. Docs (https://x.org/a_(b)). And https://c.org/d,")
+    assert '<a href="https://github.com/a/b" rel="nofollow noopener">https://github.com/a/b</a>.' in html
+    assert '<a href="https://x.org/a_(b)" rel="nofollow noopener">' in html
+    assert '<a href="https://c.org/d" rel="nofollow noopener">https://c.org/d</a>,' in html
+
+
+def test_paragraphs() -> None:
+    assert render_abstract("One.\n\nTwo.") == "<p>One.</p><p>Two.</p>"
+
+
+def test_plain_text() -> None:
+    assert plain_text(r"at 90\% with 2.63$\times$ speed, \textbf{RoLA}") == "at 90% with 2.63× speed, RoLA"
+
+
+def test_fold_ignores_case_accents_punctuation_and_spacing() -> None:
+    assert fold("  Zoë   MÜLLER-Smith. ") == fold("zoe muller smith") == "zoe muller smith"
+    assert fold("2.1×") == fold("2.1x")
+
+
+@pytest.mark.parametrize("text, slug", [
+    ("RoLA: Rotary-Positioned Low-Rank Linear Attention", "rola-rotary-positioned-low-rank-linear-attention"),
+    ("王小明", "wang-xiao-ming"),
+    ("Дмитрий Иванов", "dmitrii-ivanov"),
+    ("José Núñez", "jose-nunez"),
+    ("../../etc/passwd", "etc-passwd"),
+    ("", ""),
+])
+def test_slugs_are_ascii_and_safe(text: str, slug: str) -> None:
+    assert slugify(text) == slug
+
+
+def test_long_slugs_are_cut_at_a_word_boundary() -> None:
+    slug = slugify("word " * 40)
+    assert len(slug) <= 80 and not slug.endswith("-") and set(slug.split("-")) == {"word"}
+
+
+def test_derived_title_uses_the_first_words_and_marks_the_cut() -> None:
+    assert derive_title("Short first sentence. Then more.") == "Short first sentence"
+    long = "Recent advances in Vision-Language-Action models (VLAs) have expanded the capabilities of embodied AI."
+    assert derive_title(long) == "Recent advances in Vision-Language-Action models (VLAs) have expanded the capabilities of embodied…"
+    assert derive_title("") == "Untitled paper"
