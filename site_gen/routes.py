@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import chain, groupby
+from operator import itemgetter
 from pathlib import PurePosixPath
 
 from .diagnostics import Diagnostic, error
@@ -45,8 +46,10 @@ def plan_routes(
         _route("search/", "search.html"),
         _route("404.html", "404.html"),
     ]
-    routes += [_paper_route(catalog, p) for p in catalog.papers]
-    routes += [_author_route(catalog, a) for a in catalog.authors]
+    related = _Related(catalog)
+    routes += [_paper_route(catalog, related, p) for p in catalog.papers]
+    profiled = catalog.profiled_authors
+    routes += [_author_route(catalog, profiled, a) for a in catalog.authors]
     routes += [_route(subject_url(s.code), "subject.html", subject=s,
                       years=by_year(catalog.paper(i) for i in s.paper_ids)) for s in catalog.subjects]
     routes += [_route(f"{p.slug}/", "page.html", page=p, source=p.source) for p in pages]
@@ -88,33 +91,64 @@ def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Sub
     return tuple((g, tuple(members)) for g, members in groupby(ordered, key=lambda s: s.group))
 
 
-def _paper_route(catalog: Catalog, paper: Paper) -> Route:
-    by_authors = _related(catalog, paper, (pid for a in paper.all_author_ids
-                                           for pid in catalog.author(a).paper_ids))
-    by_subject = _related(catalog, paper, (pid for code in paper.subjects
-                                           for pid in catalog.subject(code).paper_ids))
+def _paper_route(catalog: Catalog, related: _Related, paper: Paper) -> Route:
     return _route(
         paper_url(paper.id), "paper.html", paper=paper,
         authors=tuple(catalog.author(a) for a in paper.author_ids),
         extra_authors=tuple(catalog.author(a) for a in paper.extra_author_ids),
         subjects=tuple(catalog.subject(c) for c in paper.subjects),
-        related_by_authors=by_authors, related_by_subject=by_subject,
+        related_by_authors=related.by_authors(paper), related_by_subject=related.by_subject(paper),
     )
 
 
-def _related(catalog: Catalog, paper: Paper, candidates: Iterable[str]) -> tuple[Paper, ...]:
-    """Other papers ranked by how often they came up, then newest first."""
-    counts = Counter(pid for pid in candidates if pid != paper.id)
-    ranked = sorted(counts, key=lambda pid: (-counts[pid], _newest_first(catalog.paper(pid))))
-    return tuple(catalog.paper(pid) for pid in ranked[:RELATED_LIMIT])
+class _Related:
+    """Other papers ranked by how many authors (or subjects) they share, then newest first.
+
+    Ties in (year, title) fall back to the paper id, so the order is total. Papers are handled
+    as their rank in that order: a ranking is then one sort of integers, which keeps a
+    10,000-paper site's planning linear-ish rather than quadratic.
+    """
+
+    def __init__(self, catalog: Catalog) -> None:
+        ordered = sorted(catalog.papers, key=lambda p: (_newest_first(p), p.id))
+        self.papers = tuple(ordered)
+        self.rank = {p.id: i for i, p in enumerate(ordered)}
+        self.of_author = {a.id: tuple(self.rank[i] for i in a.paper_ids) for a in catalog.authors}
+        self.of_subject = {s.code: tuple(self.rank[i] for i in s.paper_ids)
+                           for s in catalog.subjects}
+        self.by_subject_set: dict[frozenset[str], tuple[int, ...]] = {}
+
+    def by_authors(self, paper: Paper) -> tuple[Paper, ...]:
+        """Papers sharing the most authors with this one."""
+        ranked = self.top((self.of_author[a] for a in paper.all_author_ids), RELATED_LIMIT + 1)
+        return self.without(paper, ranked)
+
+    def by_subject(self, paper: Paper) -> tuple[Paper, ...]:
+        """Papers sharing the most subjects; many papers share a subject set, so it is cached."""
+        key = frozenset(paper.subjects)
+        if key not in self.by_subject_set:
+            self.by_subject_set[key] = self.top((self.of_subject[c] for c in sorted(key)),
+                                                RELATED_LIMIT + 1)
+        return self.without(paper, self.by_subject_set[key])
+
+    def top(self, groups: Iterable[tuple[int, ...]], limit: int) -> tuple[int, ...]:
+        """The ``limit`` best ranks: most groups shared first, then lowest rank."""
+        counts = Counter(chain.from_iterable(groups))
+        by_rank = sorted(counts.items())
+        by_rank.sort(key=itemgetter(1), reverse=True)  # stable: equal counts stay in rank order
+        return tuple(rank for rank, _ in by_rank[:limit])
+
+    def without(self, paper: Paper, ranked: tuple[int, ...]) -> tuple[Paper, ...]:
+        """The ranked papers other than ``paper`` itself, at most RELATED_LIMIT of them."""
+        own = self.rank[paper.id]
+        return tuple(self.papers[r] for r in ranked if r != own)[:RELATED_LIMIT]
 
 
-def _author_route(catalog: Catalog, author: Author) -> Route:
+def _author_route(catalog: Catalog, profiled: tuple[Author, ...], author: Author) -> Route:
     papers = [catalog.paper(pid) for pid in author.paper_ids]
     coauthors = Counter(a for p in papers for a in p.all_author_ids if a != author.id)
     subjects = Counter(code for p in papers for code in p.subjects)
-    profiled_with = tuple(a for a in catalog.profiled_authors
-                          if a.id != author.id and a.id in coauthors)
+    profiled_with = tuple(a for a in profiled if a.id != author.id and a.id in coauthors)
     return _route(
         author_url(author.id), "author.html", author=author, years=by_year(papers),
         paper_count=len(papers),

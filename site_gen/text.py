@@ -16,16 +16,28 @@ from markupsafe import Markup, escape
 from slugify import slugify as _slugify
 
 _NON_WORD = re.compile(r"[\W_]+")
+# Pure functions of dump text are memoised: a rebuild in watch mode meets the same titles,
+# abstracts and names again, and a large site meets each title on many pages.
+_MEMO = 1 << 16
 _LOOKALIKES = str.maketrans({"×": "x", "ß": "ss", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L"})
 
 
+@lru_cache(maxsize=1)
+def _combining_marks() -> dict[int, None]:
+    """Every combining mark, for str.translate to delete in C rather than char by char in Python."""
+    return {cp: None for cp in range(0x110000) if unicodedata.combining(chr(cp))}
+
+
+@lru_cache(maxsize=_MEMO)
 def fold(text: str) -> str:
     """A matching key: no accents, no case, no punctuation, single spaces."""
+    if text.isascii():
+        return _NON_WORD.sub(" ", text.casefold()).strip()
     decomposed = unicodedata.normalize("NFKD", text.translate(_LOOKALIKES))
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _NON_WORD.sub(" ", bare.casefold()).strip()
+    return _NON_WORD.sub(" ", decomposed.translate(_combining_marks()).casefold()).strip()
 
 
+@lru_cache(maxsize=_MEMO)
 def slugify(text: str, max_length: int = 80) -> str:
     """ASCII URL slug (transliterating any script); may be empty, callers supply a fallback."""
     return _slugify(text, max_length=max_length, word_boundary=True, save_order=True)
@@ -71,6 +83,7 @@ _WRAPPERS = {
 _URL_TRAILING = ".,;:!?'\")]}"
 
 
+@lru_cache(maxsize=_MEMO)
 def render_abstract(text: str) -> Markup:
     """Abstract -> HTML paragraphs: math as MathML, text-mode LaTeX as tags, URLs as links."""
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
@@ -91,6 +104,7 @@ def render_inline(text: str, links: bool = True) -> Markup:
     return Markup("".join(out))
 
 
+@lru_cache(maxsize=_MEMO)
 def render_title(text: str) -> Markup:
     """A title as inline HTML (math, dashes, emphasis), never containing links."""
     return render_inline(text, links=False)
@@ -222,6 +236,7 @@ _PLAIN_SYMBOLS = {
 _PLAIN_COMMAND = re.compile(r"\\([A-Za-z]+|[%&_#$,;])")
 
 
+@lru_cache(maxsize=_MEMO)
 def plain_text(text: str) -> str:
     """Abstract text without markup: for search, meta descriptions and derived titles."""
     text = re.sub(r"(?<!\\)\$+", "", text)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 _SAFE_URL = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]*/)*(?:[A-Za-z0-9][A-Za-z0-9._-]*)?")
@@ -38,6 +39,7 @@ def output_path(url: str) -> PurePosixPath:
     return PurePosixPath(url + "index.html" if url == "" or url.endswith("/") else url)
 
 
+@lru_cache(maxsize=1 << 16)  # pure, and called for every link of every page
 def relative_url(target: str, current: str) -> str:
     """A link from the page at ``current`` to ``target`` that works at any base path."""
     here = current if current.endswith("/") or current == "" else posixpath.dirname(current) + "/"
