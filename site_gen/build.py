@@ -1,32 +1,43 @@
-"""The Builder: wires the stages together and owns nothing but their inputs and outputs.
+"""The Builder: wires the stages together and keeps, between builds, what a rebuild may reuse.
 
 read config -> read dumps -> curation -> catalog -> pages -> routes -> render -> write.
 Any error diagnostic stops the build before the write, so the previous output stays intact.
+A Builder kept alive (watch mode) re-reads only changed files and re-renders only pages whose
+inputs changed (cache.py says how that is decided); its output is byte-identical to a clean
+build's.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from importlib.resources import files as package_files
 from pathlib import Path
 
 import jinja2
 
+from .cache import Cached, FileCache, Lookup, PageMemo, RenderMemory, intern_catalog
 from .catalog import build_catalog
 from .config import CONFIG_FILE, Config, load_config
 from .curation import CURATION_FILE, load_curation
 from .diagnostics import Diagnostic, Severity, error, has_errors
-from .model import Catalog
-from .output import OutputError, WriteResult, write_outputs
-from .pages import read_pages
-from .readers import read_dumps
-from .render import ASSETS, Theme, asset_versions, make_environment, render_routes
-from .routes import plan_routes
+from .model import Catalog, Dump
+from .output import OutputError, OutputTree, StaleOutput, WriteResult, digest
+from .pages import Page, read_pages
+from .readers import read_dump
+from .render import (ASSETS, Rendered, Theme, asset_versions, make_environment, render_pages,
+                     template_sources)
+from .routes import Route, plan_routes
 from .search import SEARCH_FILE, encode_json, search_index
 
 CONTENT_DIR = "content"
 DUMPS_DIR = "dumps"
 DEFAULT_OUTPUT = "_site"
+SCRATCH_PATTERNS = ("*~", ".*", "*.swp", "*.swx", "*.swo", "4913", "*.tmp", "___jb_*___",
+                    "*.crdownload", "*.part")
+"""Editor backups, swap and temp files: never input, never a reason to rebuild."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,10 +48,34 @@ class BuildResult:
     written: WriteResult | None = None
     pages: int = 0
     catalog: Catalog | None = field(default=None, repr=False)
+    rendered: int = 0
+    """Pages rendered by this build; the others were reused from the previous one."""
+    reread: tuple[str, ...] = ()
+    """Dumps parsed by this build (all of them on a first build, the changed ones after)."""
+    config: Config | None = field(default=None, repr=False)
 
     @property
     def ok(self) -> bool:
         return self.written is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything decided before rendering."""
+
+    config: Config
+    catalog: Catalog
+    changes: frozenset[Lookup] | None
+    pages: tuple[Page, ...]
+    routes: tuple[Route, ...]
+    theme: Theme
+    theme_templates: Path
+    static: dict[str, bytes]
+
+
+def is_scratch_file(name: str) -> bool:
+    """True for an editor's backup, swap or temp file (by its file name)."""
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SCRATCH_PATTERNS)
 
 
 def builtin_theme_dir(name: str) -> Path | None:
@@ -63,14 +98,19 @@ def resolve_theme(project: Path, config: Config) -> tuple[Theme, Path] | None:
     return theme, base / "templates"
 
 
-def read_static(theme: Theme) -> dict[str, bytes]:
+def static_files(theme: Theme) -> dict[str, Path]:
     """Static files by relative name; a project file shadows the theme's file of that name."""
-    found: dict[str, bytes] = {}
+    found: dict[str, Path] = {}
     for folder in reversed(theme.static_dirs):
         for path in sorted(folder.rglob("*")):
-            if path.is_file() and not path.name.startswith("."):
-                found[path.relative_to(folder).as_posix()] = path.read_bytes()
+            if path.is_file() and not is_scratch_file(path.name):
+                found[path.relative_to(folder).as_posix()] = path
     return found
+
+
+def read_static(theme: Theme) -> dict[str, bytes]:
+    """Static files' bytes by relative name."""
+    return {name: path.read_bytes() for name, path in static_files(theme).items()}
 
 
 def dump_files(content: Path) -> list[tuple[str, Path]]:
@@ -79,45 +119,66 @@ def dump_files(content: Path) -> list[tuple[str, Path]]:
     if not folder.is_dir():
         return []
     return [(f"{CONTENT_DIR}/{DUMPS_DIR}/{p.name}", p) for p in sorted(folder.iterdir())
-            if p.is_file() and not p.name.startswith(".") and not p.name.endswith("~")]
+            if p.is_file() and not is_scratch_file(p.name)]
+
+
+def _parse_dump(shown: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]:
+    return read_dump(shown, data)
+
+
+def _keep_bytes(shown: str, data: bytes) -> bytes:
+    return data
 
 
 class Builder:
-    """Builds one project folder into one output folder."""
+    """Builds one project folder into one output folder; kept alive, it rebuilds incrementally."""
 
-    def __init__(self, project: Path, output: Path | None = None) -> None:
+    def __init__(self, project: Path, output: Path | None = None, keep_spare: bool = False) -> None:
         self.project = project
         self.output = output or project / DEFAULT_OUTPUT
+        self.tree = OutputTree(self.output, keep_spare=keep_spare)
+        self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = FileCache(_parse_dump)
+        self.static: FileCache[bytes] = FileCache(_keep_bytes)
+        self.memory = RenderMemory()
+        self._env: tuple[Theme, Path, jinja2.Environment] | None = None
 
-    def build(self, strict: bool = False) -> BuildResult:
-        """Run every stage; write only when there is no error (and no warning if strict)."""
-        outputs, diagnostics, catalog = self.render()
+    def build(self, strict: bool = False, changed: Collection[str] = ()) -> BuildResult:
+        """Run every stage; write only when there is no error (and no warning if strict).
+
+        ``changed`` names files (absolute paths) a watcher saw change: they are read again
+        even if their size and modification time look the same.
+        """
+        plan, diagnostics, catalog, reread = self.plan(changed)
         failing = has_errors(diagnostics) or (strict and bool(diagnostics))
-        if outputs is None or failing:
-            return BuildResult(tuple(diagnostics), catalog=catalog)
+        if plan is None or failing:
+            return BuildResult(tuple(diagnostics), catalog=catalog, reread=reread)
         try:
-            written = write_outputs(self.output, outputs)
+            return self._render_and_write(plan, diagnostics, reread)
+        except StaleOutput:  # the output was replaced behind our back: start afresh
+            self.memory = RenderMemory()
+            return self._render_and_write(Plan(**{**_fields(plan), "changes": None}),
+                                          diagnostics, reread)
+        except jinja2.TemplateError as exc:
+            return BuildResult(tuple(diagnostics + [_template_diagnostic(exc, self.project)]),
+                               catalog=catalog, reread=reread)
         except OutputError as exc:
-            return BuildResult(tuple(diagnostics) + (error(str(self.output), 0, str(exc)),))
-        html = sum(name.endswith(".html") for name in outputs)
-        return BuildResult(tuple(diagnostics), written, html, catalog)
+            return BuildResult(tuple(diagnostics) + (error(str(self.output), 0, str(exc)),),
+                               reread=reread)
 
-    def render(self) -> tuple[dict[str, bytes] | None, list[Diagnostic], Catalog | None]:
-        """Everything but the write: the site's files in memory, or None on error."""
+    def plan(self, changed: Collection[str] = ()
+             ) -> tuple[Plan | None, list[Diagnostic], Catalog | None, tuple[str, ...]]:
+        """Every stage before rendering: the plan (None on error), diagnostics, re-read dumps."""
         content = self.project / CONTENT_DIR
         if not content.is_dir():
             return None, [error(str(content), 0, "no content folder; run site-gen in a project "
-                                                 "folder that holds content/dumps/")], None
+                                                 "folder that holds content/dumps/")], None, ()
         config, diagnostics = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
-        files = dump_files(content)
-        if not files:
-            diagnostics.append(error(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found"))
-        dumps, found = read_dumps(files)
-        diagnostics += found
+        dumps, reread = self._read_dumps(content, changed, diagnostics)
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
         diagnostics += found
         catalog, found = build_catalog(dumps, curation)
         diagnostics += found
+        catalog, changes = intern_catalog(catalog, self.memory.catalog)
         pages, found = read_pages(content, CONTENT_DIR)
         diagnostics += found
         routes, found = plan_routes(catalog, pages, config.recent_papers)
@@ -126,19 +187,93 @@ class Builder:
         if themed is None:
             diagnostics.append(error(f"{CONTENT_DIR}/{CONFIG_FILE}", 0, f"theme {config.theme!r} not found"))
         if has_errors(diagnostics) or themed is None:
-            return None, _sorted(diagnostics), catalog
+            return None, _sorted(diagnostics), catalog, reread
         theme, theme_templates = themed
-        static = read_static(theme)
-        env = make_environment(theme, theme_templates)
-        try:
-            outputs = render_routes(env, routes, config, catalog, {
-                "asset_versions": asset_versions(static),
-                "nav_pages": tuple(p for p in pages if p.nav)})
-        except jinja2.TemplateError as exc:
-            return None, _sorted(diagnostics) + [_template_diagnostic(exc, self.project)], catalog
-        outputs.update({ASSETS + name: data for name, data in static.items()})
-        outputs[SEARCH_FILE] = encode_json(search_index(catalog))
-        return outputs, _sorted(diagnostics), catalog
+        static = self._read_static(theme, changed)
+        return (Plan(config, catalog, changes, pages, routes, theme, theme_templates, static),
+                _sorted(diagnostics), catalog, reread)
+
+    def _read_dumps(self, content: Path, changed: Collection[str], diagnostics: list[Diagnostic]
+                    ) -> tuple[list[Dump], tuple[str, ...]]:
+        """Parsed dumps, from the cache where a file did not change."""
+        files = dump_files(content)
+        entries, reread = self.dumps.load(files, changed)
+        if not entries:
+            diagnostics.append(error(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found"))
+        dumps = []
+        for entry in entries.values():
+            dump, found = entry.value
+            diagnostics += found
+            if dump is not None:
+                dumps.append(dump)
+        return dumps, tuple(reread)
+
+    def _read_static(self, theme: Theme, changed: Collection[str]) -> dict[str, bytes]:
+        entries, _ = self.static.load(static_files(theme).items(), changed)
+        return {name: entry.value for name, entry in entries.items()}
+
+    def _render_and_write(self, plan: Plan, diagnostics: list[Diagnostic],
+                          reread: tuple[str, ...]) -> BuildResult:
+        """Render what is stale, reuse the rest, write; then remember what is on disk."""
+        env = self._environment(plan.theme, plan.theme_templates)
+        globals_ = {"asset_versions": asset_versions(plan.static),
+                    "nav_pages": tuple(p for p in plan.pages if p.nav)}
+        site = (plan.config, globals_)
+        templates = {t: template_sources(env, t) for t in sorted({r.template for r in plan.routes})}
+        fresh = self.memory.site != site
+        live = self.tree.digests()
+        stale = [r for r in plan.routes if fresh or not self.memory.reusable(
+            r, plan.changes, templates, live)]
+        rendered = render_pages(env, tuple(stale), plan.config, plan.catalog, globals_)
+        outputs = {name: page.data for name, page in rendered.items()}
+        outputs.update({ASSETS + name: data for name, data in plan.static.items()})
+        keep = {str(r.output) for r in plan.routes} - outputs.keys()
+        keep |= self._site_files(plan, outputs, fresh or not live)
+        written = self.tree.write(outputs, keep)
+        self._remember(plan, site, templates, rendered)
+        html = len(plan.routes)
+        return BuildResult(tuple(diagnostics), written, html, plan.catalog, len(rendered), reread,
+                           plan.config)
+
+    def _site_files(self, plan: Plan, outputs: dict[str, bytes], fresh: bool) -> set[str]:
+        """Files made from the whole catalog: rebuilt when it changed, else kept (their names)."""
+        known = self.memory.files.get(SEARCH_FILE)
+        if not fresh and plan.changes == frozenset() and known is not None \
+                and self.tree.digests().get(SEARCH_FILE) == known:
+            return {SEARCH_FILE}
+        outputs[SEARCH_FILE] = encode_json(search_index(plan.catalog))
+        return set()
+
+    def _remember(self, plan: Plan, site: object, templates: dict[str, object],
+                  rendered: dict[str, Rendered]) -> None:
+        """What the site on disk is now made of, for the next build to compare with."""
+        pages = {}
+        for route in plan.routes:
+            name = str(route.output)
+            page = rendered.get(name)
+            pages[name] = (PageMemo(route, page.lookups, digest(page.data)) if page is not None
+                           else self.memory.pages[name])
+        files = {SEARCH_FILE: self.tree.digests().get(SEARCH_FILE)}
+        self.memory = RenderMemory(plan.catalog, site, templates, pages, files)
+
+    def _environment(self, theme: Theme, theme_templates: Path) -> jinja2.Environment:
+        """The Jinja environment, kept while the theme's folders stay the same.
+
+        Its compiled templates are dropped whenever a build starts, since any may have changed.
+        """
+        if self._env is None or self._env[:2] != (theme, theme_templates):
+            self._env = (theme, theme_templates, make_environment(theme, theme_templates))
+        env = self._env[2]
+        env.cache.clear() if env.cache is not None else None
+        return env
+
+    def close(self) -> None:
+        """Remove the spare output folder a watch session kept (see output.py)."""
+        self.tree.remove_spare()
+
+
+def _fields(plan: Plan) -> dict[str, object]:
+    return {name: getattr(plan, name) for name in Plan.__slots__}  # type: ignore[attr-defined]
 
 
 def _template_diagnostic(exc: jinja2.TemplateError, project: Path) -> Diagnostic:

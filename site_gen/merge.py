@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .diagnostics import Diagnostic, warning
 from .model import Record
@@ -74,6 +75,13 @@ def group_records(records: Sequence[Record]) -> tuple[list[list[Record]], list[D
     return ordered, _suspected_duplicates(records, sets)
 
 
+@lru_cache(maxsize=1 << 16)
+def _opening(abstract: str) -> str | None:
+    """The first words of a folded abstract, when it has that many (memoised for rebuilds)."""
+    words = fold(plain_text(abstract)).split()
+    return " ".join(words[:OPENING_WORDS]) if len(words) >= OPENING_WORDS else None
+
+
 def _years_agree(a: Record, b: Record) -> bool:
     return a.year is None or b.year is None or a.year == b.year
 
@@ -82,9 +90,8 @@ def _suspected_duplicates(records: Sequence[Record], sets: _UnionFind) -> list[D
     """Warn about records whose abstracts open alike but that were kept apart."""
     by_opening: dict[str, list[int]] = defaultdict(list)
     for i, record in enumerate(records):
-        words = fold(plain_text(record.abstract)).split()
-        if len(words) >= OPENING_WORDS:
-            by_opening[" ".join(words[:OPENING_WORDS])].append(i)
+        if (opening := _opening(record.abstract)) is not None:
+            by_opening[opening].append(i)
     diagnostics = []
     for members in by_opening.values():
         first = members[0]

@@ -1,9 +1,17 @@
 """Stage 5, writing: {path: bytes} -> the output folder, all at once or not at all.
 
-The new site is staged in a sibling folder (unchanged files hard-linked from the current
-output, changed ones written), then swapped in with one ``renameat2(RENAME_EXCHANGE)``; where
-that is unavailable, two renames, with a leftover recovered on the next build. A reader of the
-output folder therefore sees the whole old site or the whole new one, even after SIGKILL.
+The new site is staged in a hidden sibling folder, the *spare* (``.<name>.staging``), then
+swapped in with one ``renameat2(RENAME_EXCHANGE)``; where that is unavailable, two renames,
+with a leftover recovered on the next build. A reader of the output folder therefore sees the
+whole old site or the whole new one, even after SIGKILL.
+
+Staging costs what changed, not the size of the site. Files whose bytes are already right are
+hard-linked from the current output; the spare's directories are reused rather than made
+again; and an ``OutputTree`` kept across builds (watch mode) remembers a digest of every file
+in the output and in the spare (which, after a swap, *is* the previous output), so bringing
+the spare up to date touches only the files that differ. Nothing is ever written into an
+existing inode: the two trees share inodes through hard links, so a file is replaced by
+unlinking its name and creating a new one.
 """
 
 from __future__ import annotations
@@ -11,9 +19,11 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno
+import hashlib
 import os
 import shutil
-from collections.abc import Mapping
+import stat
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,9 +31,16 @@ MARKER = ".site-gen"
 MARKER_TEXT = b"This folder is written by site-gen and replaced as a whole on every build.\n"
 FILE_MODE, DIR_MODE = 0o644, 0o755
 
+Manifest = dict[str, bytes | None]
+"""Relative file name -> digest of its bytes (None: the file is there, its bytes unknown)."""
+
 
 class OutputError(Exception):
     """The output folder cannot be written; the message is for the user."""
+
+
+class StaleOutput(OutputError):
+    """Files the caller meant to keep are no longer known to be in the output."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,27 +56,108 @@ def staging_paths(output: Path) -> tuple[Path, Path]:
     return (output.with_name(f".{output.name}.staging"), output.with_name(f".{output.name}.old"))
 
 
+def digest(data: bytes) -> bytes:
+    """A file's identity in a manifest."""
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
 def recover(output: Path) -> None:
-    """Finish or undo a build that was killed: restore the old site, drop a stale staging tree."""
+    """Finish or undo a build that was killed mid-swap; a leftover spare is kept for reuse."""
     staging, old = staging_paths(output)
     if old.exists() and not output.exists():
         os.rename(old, output)
-    for leftover in (staging, old):
-        if leftover.exists():
-            shutil.rmtree(leftover)
+    if old.exists():
+        shutil.rmtree(old)
+    if staging.is_symlink() or (staging.exists() and not staging.is_dir()):
+        staging.unlink()
 
 
 def write_outputs(output: Path, files: Mapping[str, bytes]) -> WriteResult:
-    """Replace ``output`` with exactly ``files`` (plus the marker), atomically."""
-    _check_replaceable(output)
+    """Replace ``output`` with exactly ``files`` (plus the marker), atomically; keep no spare."""
+    return OutputTree(output, keep_spare=False).write(files)
+
+
+class OutputTree:
+    """One output folder and its spare, with what this process knows each of them holds."""
+
+    def __init__(self, output: Path, keep_spare: bool = True) -> None:
+        self.output = output
+        self.keep_spare = keep_spare
+        self.live: Manifest | None = None
+        self.spare: Manifest | None = None
+        self._identity: tuple[tuple[int, int] | None, ...] = ()
+
+    def digests(self) -> Mapping[str, bytes | None]:
+        """Digests of the output's files, as far as this process knows them (maybe none)."""
+        return self.live if self.trusted() and self.live is not None else {}
+
+    def trusted(self) -> bool:
+        """True when the folders are still the ones this process last wrote."""
+        if self.live is None or self._identity != self._identify():
+            self.live = self.spare = None
+        return self.live is not None
+
+    def write(self, files: Mapping[str, bytes], keep: Collection[str] = ()) -> WriteResult:
+        """Make the output hold ``files`` plus ``keep`` (names kept from the current output)."""
+        _check_replaceable(self.output)
+        if keep and not (self.trusted() and all(self.live.get(n) for n in keep)):  # type: ignore[union-attr]
+            raise StaleOutput(f"{self.output} changed outside this build")
+        try:
+            recover(self.output)
+            return self._write(files, keep)
+        except OSError as exc:
+            self.live = self.spare = None
+            raise OutputError(f"cannot write {exc.filename or self.output}: {exc.strerror}") from exc
+
+    def remove_spare(self) -> None:
+        """Delete the spare folder (at the end of a watch session)."""
+        staging, _ = staging_paths(self.output)
+        if staging.is_dir() and not staging.is_symlink():
+            shutil.rmtree(staging)
+        self.spare = None
+
+    def _write(self, files: Mapping[str, bytes], keep: Collection[str]) -> WriteResult:
+        staging, _ = staging_paths(self.output)
+        existed = self.output.exists()
+        live = self.live if self.trusted() else _unknown(_list_files(self.output))
+        target: Manifest = {name: live[name] for name in keep}
+        target.update((name, digest(data)) for name, data in files.items())
+        spare, spare_dirs = ((self.spare, set()) if self.spare is not None
+                             else _prepare_spare(staging))
+        changed = _stage(_Trees(self.output, staging, live, spare), files, target)
+        _prune(staging, spare, target, spare_dirs)
+        removed = sorted(live.keys() - target.keys())
+        _swap(staging, self.output, self.keep_spare)
+        self.live = target
+        self.spare = live if self.keep_spare and existed else None
+        self._identity = self._identify()
+        return WriteResult(tuple(changed), tuple(removed))
+
+    def _identify(self) -> tuple[tuple[int, int] | None, ...]:
+        """(device, inode) of the output and the spare: another writer would change them."""
+        return tuple(_inode(path) for path in (self.output, staging_paths(self.output)[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class _Trees:
+    """The current output and the spare being staged, with their manifests."""
+
+    output: Path
+    staging: Path
+    live: Manifest
+    spare: Manifest
+
+
+def _inode(path: Path) -> tuple[int, int] | None:
     try:
-        recover(output)
-        staging, _ = staging_paths(output)
-        result = _stage(output, staging, files)
-        _swap(staging, output)
-    except OSError as exc:
-        raise OutputError(f"cannot write {exc.filename or output}: {exc.strerror}") from exc
-    return result
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _unknown(names: Collection[str]) -> Manifest:
+    return dict.fromkeys(names)
 
 
 def _check_replaceable(output: Path) -> None:
@@ -70,40 +168,93 @@ def _check_replaceable(output: Path) -> None:
                           "refusing to replace it (choose another --output or empty it)")
 
 
-def _stage(output: Path, staging: Path, files: Mapping[str, bytes]) -> WriteResult:
-    staging.mkdir(mode=DIR_MODE)
-    os.chmod(staging, DIR_MODE)
-    made: set[Path] = {staging}
+def _prepare_spare(staging: Path) -> tuple[Manifest, set[str]]:
+    """A spare left by an earlier run is reused for its folders; its files count as unknown."""
+    if not staging.exists():
+        staging.mkdir(mode=DIR_MODE)
+        os.chmod(staging, DIR_MODE)
+        return {}, set()
+    return _unknown(_list_files(staging)), set(_list_dirs(staging))
+
+
+def _stage(trees: _Trees, files: Mapping[str, bytes], target: Manifest) -> list[str]:
+    """Bring the spare to ``target``; returns the names whose bytes differ from the output."""
+    made: set[str] = {""}
     changed = []
-    for name in sorted(files):
-        data = files[name]
-        target = staging / name
-        _make_dirs(target.parent, made)
-        if not _link_if_same(output / name, target, data):
-            _write_file(target, data)
+    for name in sorted(target):
+        want = target[name]
+        same = _same_as_live(trees, name, want, files)
+        if not same:
             changed.append(name)
-    _write_file(staging / MARKER, MARKER_TEXT)
-    removed = sorted(set(_list_files(output)) - set(files) - {MARKER})
-    return WriteResult(tuple(changed), tuple(removed))
+        if want is not None and trees.spare.get(name) == want:
+            continue
+        _make_dirs(trees.staging, os.path.dirname(name), made)
+        _clear(trees.staging / name)
+        if not (same and _link(trees.output / name, trees.staging / name)):
+            if name not in files:
+                raise StaleOutput(f"{trees.output / name} changed outside this build")
+            _write_file(trees.staging / name, files[name])
+    if _read_or_none(trees.staging / MARKER) != MARKER_TEXT:
+        _clear(trees.staging / MARKER)
+        _write_file(trees.staging / MARKER, MARKER_TEXT)
+    return changed
 
 
-def _make_dirs(folder: Path, made: set[Path]) -> None:
+def _same_as_live(trees: _Trees, name: str, want: bytes | None, files: Mapping[str, bytes]) -> bool:
+    """Does the output already hold these bytes? Compares digests, or bytes when unknown."""
+    known = trees.live.get(name)
+    if known is not None or name not in trees.live:
+        return known == want
+    same = _read_or_none(trees.output / name, size=len(files[name])) == files[name]
+    if same:
+        trees.live[name] = want  # learnt: the spare-to-be holds these bytes
+    return same
+
+
+def _read_or_none(path: Path, size: int | None = None) -> bytes | None:
+    """A regular file's bytes (None when missing, not a file, or not of the expected size)."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or (size is not None and info.st_size != size):
+            return None
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _make_dirs(staging: Path, folder: str, made: set[str]) -> None:
+    """Make (or check) each folder of a name in the spare; anything else in the way goes."""
     if folder in made:
         return
-    _make_dirs(folder.parent, made)
-    folder.mkdir(mode=DIR_MODE, exist_ok=True)
-    os.chmod(folder, DIR_MODE)
+    _make_dirs(staging, os.path.dirname(folder), made)
+    path = staging / folder
+    try:
+        path.mkdir(mode=DIR_MODE)
+        os.chmod(path, DIR_MODE)
+    except FileExistsError:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            path.unlink()
+            path.mkdir(mode=DIR_MODE)
+            os.chmod(path, DIR_MODE)
     made.add(folder)
 
 
-def _link_if_same(current: Path, target: Path, data: bytes) -> bool:
-    """Hard-link the current file into the new tree when its bytes are already right."""
+def _clear(path: Path) -> None:
+    """Remove whatever the spare has at ``path`` (a file, a link, a stray folder)."""
     try:
-        if current.is_symlink() or current.stat().st_size != len(data):
-            return False
-        if current.read_bytes() != data:
-            return False
-        os.link(current, target)
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+    except (IsADirectoryError, PermissionError):
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            raise
+        shutil.rmtree(path)
+
+
+def _link(current: Path, target: Path) -> bool:
+    """Hard-link a file of the current output into the spare."""
+    try:
+        os.link(current, target, follow_symlinks=False)
     except OSError:
         return False
     os.chmod(target, FILE_MODE)
@@ -117,10 +268,44 @@ def _write_file(target: Path, data: bytes) -> None:
     os.chmod(target, FILE_MODE)
 
 
+def _prune(staging: Path, spare: Manifest, target: Manifest, dirs: set[str]) -> None:
+    """Drop the spare's files and folders that the new site does not have."""
+    stale = spare.keys() - target.keys()
+    for name in stale:
+        _clear(staging / name)
+    needed = {parent for name in target for parent in _parents(name)}
+    candidates = dirs | {parent for name in stale for parent in _parents(name)}
+    for folder in sorted(candidates - needed, key=lambda d: -d.count("/")):
+        shutil.rmtree(staging / folder, ignore_errors=True)
+
+
+def _parents(name: str) -> list[str]:
+    parts = name.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
 def _list_files(root: Path) -> list[str]:
-    if not root.is_dir():
+    """Every file (or link) under ``root`` but the marker, without following links."""
+    return [name for name, is_dir in _walk(root) if not is_dir and name != MARKER]
+
+
+def _list_dirs(root: Path) -> list[str]:
+    return [name for name, is_dir in _walk(root) if is_dir]
+
+
+def _walk(root: Path, prefix: str = "") -> list[tuple[str, bool]]:
+    try:
+        entries = list(os.scandir(root))
+    except (FileNotFoundError, NotADirectoryError):
         return []
-    return [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink()]
+    found = []
+    for entry in entries:
+        name = prefix + entry.name
+        is_dir = entry.is_dir(follow_symlinks=False)
+        found.append((name, is_dir))
+        if is_dir:
+            found += _walk(Path(entry.path), name + "/")
+    return found
 
 
 _RENAME_EXCHANGE = 2
@@ -145,13 +330,15 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _swap(staging: Path, output: Path) -> None:
+def _swap(staging: Path, output: Path, keep_spare: bool) -> None:
+    """Put the staged tree in place; the previous output becomes the spare (or is deleted)."""
     _, old = staging_paths(output)
     if not output.exists():
         os.rename(staging, output)
-    elif _exchange(staging, output):
-        shutil.rmtree(staging)
-    else:
+        return
+    if not _exchange(staging, output):
         os.rename(output, old)
         os.rename(staging, output)
-        shutil.rmtree(old)
+        os.rename(old, staging)
+    if not keep_spare:
+        shutil.rmtree(staging)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2 import meta
 from markupsafe import Markup
 
 from . import __version__
@@ -47,6 +48,36 @@ def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
                        title=render_title,
                        absolute=_absolute)
     return env
+
+
+def template_sources(env: jinja2.Environment, name: str) -> tuple[tuple[str, str], ...]:
+    """The sources of a template and of every template it extends, imports or includes.
+
+    A page depends on exactly these texts. A reference computed at render time cannot be
+    followed, so such a template is taken to depend on every template there is.
+    """
+    seen: dict[str, str] = {}
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen[current] = source = env.loader.get_source(env, current)[0]  # type: ignore[union-attr]
+        for referenced in _references(env, source):
+            pending += env.list_templates() if referenced is None else [referenced]
+    return tuple(sorted(seen.items()))
+
+
+_REFERENCES: dict[str, tuple[str | None, ...]] = {}
+
+
+def _references(env: jinja2.Environment, source: str) -> tuple[str | None, ...]:
+    """Template names a source refers to (None for a dynamic one); parsed once per text."""
+    if source not in _REFERENCES:
+        if len(_REFERENCES) > 512:  # a long watch session edits templates many times
+            _REFERENCES.clear()
+        _REFERENCES[source] = tuple(meta.find_referenced_templates(env.parse(source)))
+    return _REFERENCES[source]
 
 
 def target_of(obj: object) -> str:
@@ -88,22 +119,93 @@ def render_routes(
     globals_: Mapping[str, Any],
 ) -> dict[str, bytes]:
     """Render every route; raises jinja2 errors, which the builder turns into diagnostics."""
+    rendered = render_pages(env, routes, site, catalog, globals_)
+    return {name: page.data for name, page in rendered.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """One page's bytes, and the catalog lookups its templates made beyond the route's context."""
+
+    data: bytes
+    lookups: frozenset[tuple[str, str]]
+
+
+def render_pages(
+    env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
+    globals_: Mapping[str, Any],
+) -> dict[str, Rendered]:
+    """Render routes, noting what each looked up, so a rebuild can tell which pages are stale."""
     versions = globals_["asset_versions"]
 
     @jinja2.pass_context
     def asset(context: jinja2.runtime.Context, name: str) -> str:
         return _url(context, ASSETS + name) + f"?v={versions.get(name, '0')}"
 
+    tracked = TrackedCatalog(catalog)
     env.filters["asset"] = asset
-    env.globals.update(globals_, site=site, catalog=catalog, generator=f"site-gen {__version__}")
-    outputs: dict[str, bytes] = {}
+    env.globals.update(globals_, site=site, catalog=tracked, generator=f"site-gen {__version__}")
+    outputs: dict[str, Rendered] = {}
     for route in routes:
+        tracked.lookups = set()
         template = env.get_template(route.template)
         html = template.render(route.context, page_url=route.url,
                                absolute_links=route.url == "404.html",
                                canonical=absolute_url(route.url, site.site_url))
-        outputs[str(route.output)] = _tidy(html).encode("utf-8")
+        outputs[str(route.output)] = Rendered(_tidy(html).encode("utf-8"),
+                                              frozenset(tracked.lookups))
     return outputs
+
+
+class TrackedCatalog:
+    """The catalog as templates see it: the same lookups, each noted for the page being rendered.
+
+    A lookup is ``(kind, key)``: ``("paper", id)``, ``("author", id)``, ``("subject", code)``;
+    a whole collection is ``(name, "")``; anything else ``("*", attribute)``.
+    """
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
+        self.lookups: set[tuple[str, str]] = set()
+
+    def paper(self, paper_id: str) -> Paper:
+        """The paper with this id."""
+        self.lookups.add(("paper", paper_id))
+        return self._catalog.paper(paper_id)
+
+    def author(self, author_id: str) -> Author:
+        """The author with this id."""
+        self.lookups.add(("author", author_id))
+        return self._catalog.author(author_id)
+
+    def subject(self, code: str) -> Subject:
+        """The subject with this code."""
+        self.lookups.add(("subject", code))
+        return self._catalog.subject(code)
+
+    @property
+    def papers(self) -> tuple[Paper, ...]:
+        self.lookups.add(("papers", ""))
+        return self._catalog.papers
+
+    @property
+    def authors(self) -> tuple[Author, ...]:
+        self.lookups.add(("authors", ""))
+        return self._catalog.authors
+
+    @property
+    def profiled_authors(self) -> tuple[Author, ...]:
+        self.lookups.add(("authors", ""))
+        return self._catalog.profiled_authors
+
+    @property
+    def subjects(self) -> tuple[Subject, ...]:
+        self.lookups.add(("subjects", ""))
+        return self._catalog.subjects
+
+    def __getattr__(self, name: str) -> object:
+        self.lookups.add(("*", name))
+        return getattr(self._catalog, name)
 
 
 def _tidy(html: str) -> str:
@@ -113,4 +215,5 @@ def _tidy(html: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-__all__ = ["Markup", "Theme", "make_environment", "render_routes", "asset_versions", "target_of"]
+__all__ = ["Markup", "Rendered", "Theme", "TrackedCatalog", "make_environment", "render_pages",
+           "render_routes", "asset_versions", "target_of"]

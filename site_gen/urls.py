@@ -33,6 +33,7 @@ def check_url(url: str) -> str:
     return url
 
 
+@lru_cache(maxsize=1 << 16)
 def output_path(url: str) -> PurePosixPath:
     """Where a URL's file lives inside the output folder."""
     check_url(url)

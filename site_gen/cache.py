@@ -1,0 +1,159 @@
+"""The Builder's memory between builds: which inputs, pages and files a rebuild may reuse.
+
+Not a stage: the Builder consults it between stages, and every stage stays a pure function.
+
+* ``FileCache``: a file's parsed form, kept until its (size, mtime, inode) or, when those are
+  not conclusive, its bytes change. Dumps and theme static files are read through it.
+* ``intern_catalog``: the new catalog with every object equal to the previous build's replaced
+  by that very object, and the set of lookups (``("paper", id)``, ...) whose answer changed.
+  Equal objects then compare by identity, so comparing a route with last build's is cheap.
+* ``RenderMemory``: for every page of the last site written, the Route it was rendered from,
+  the catalog lookups its templates made, and its digest. A page is reused when its route
+  (URL, template, context) is equal, no lookup it made has changed, its templates' sources
+  and the site-wide inputs (config, globals) are equal, and the output still holds its digest.
+  Equality is by value, so unlike a hash fingerprint it cannot collide.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from .model import Catalog
+from .output import digest
+from .routes import Route
+
+T = TypeVar("T")
+Lookup = tuple[str, str]
+RACY_NS = 2_000_000_000
+"""A file modified this close to when it was read may change again within one mtime tick."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cached(Generic[T]):
+    """A file's parsed form, with what identified its bytes when it was read."""
+
+    stat: tuple[int, int, int]
+    racy: bool
+    digest: bytes
+    value: T
+
+
+class FileCache(Generic[T]):
+    """Parsed files by display path; a file is read again only when it may have changed."""
+
+    def __init__(self, parse: Callable[[str, bytes], T]) -> None:
+        self._parse = parse
+        self._entries: dict[str, Cached[T]] = {}
+
+    def load(self, files: Iterable[tuple[str, Path]], hinted: Collection[str] = ()
+             ) -> tuple[dict[str, Cached[T]], list[str]]:
+        """Entries for the files that exist, and the display paths that were parsed again."""
+        entries: dict[str, Cached[T]] = {}
+        parsed: list[str] = []
+        for shown, path in files:
+            entry = self._load_one(shown, path, os.path.abspath(path) in hinted, parsed)
+            if entry is not None:
+                entries[shown] = entry
+        self._entries = entries
+        return entries, parsed
+
+    def _load_one(self, shown: str, path: Path, hinted: bool, parsed: list[str]) -> Cached[T] | None:
+        """A file gone since the folder was listed is simply not there (the watcher saw it go)."""
+        try:
+            info = path.stat()
+            key = (info.st_size, info.st_mtime_ns, info.st_ino)
+            old = self._entries.get(shown)
+            if old is not None and old.stat == key and not old.racy and not hinted:
+                return old
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        racy = info.st_mtime_ns >= time.time_ns() - RACY_NS
+        found = digest(data)
+        if old is not None and old.digest == found:
+            return replace(old, stat=key, racy=racy)
+        parsed.append(shown)
+        return Cached(key, racy, found, self._parse(shown, data))
+
+
+def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozenset[Lookup] | None]:
+    """``new`` sharing the previous build's equal objects; None for "all changed" on a first build."""
+    if old is None:
+        return new, None
+    changes: set[Lookup] = set()
+    papers = _intern("paper", new.papers, old._papers_by_id, lambda p: p.id, changes)
+    authors = _intern("author", new.authors, old._authors_by_id, lambda a: a.id, changes)
+    subjects = _intern("subject", new.subjects, old._subjects_by_code, lambda s: s.code, changes)
+    for kind, before, after in (("paper", old._papers_by_id, papers),
+                                ("author", old._authors_by_id, authors),
+                                ("subject", old._subjects_by_code, subjects)):
+        changes.update((kind, key) for key in before.keys() - {key_of(kind, x) for x in after})
+    for name, before_all, after_all in (("papers", old.papers, papers), ("authors", old.authors, authors),
+                                        ("subjects", old.subjects, subjects)):
+        if before_all != after_all:
+            changes.add((name, ""))
+    interned = replace(new, papers=papers, authors=authors, subjects=subjects,
+                       _papers_by_id={}, _authors_by_id={}, _subjects_by_code={})
+    return interned, frozenset(changes)
+
+
+def key_of(kind: str, obj: object) -> str:
+    """The key a catalog object is looked up by."""
+    return str(getattr(obj, "code" if kind == "subject" else "id"))
+
+
+def _intern(kind: str, items: tuple[T, ...], before: Mapping[str, T], key: Callable[[T], str],
+            changes: set[Lookup]) -> tuple[T, ...]:
+    result = []
+    for item in items:
+        previous = before.get(key(item))
+        if previous is not None and previous == item:
+            result.append(previous)
+        else:
+            result.append(item)
+            changes.add((kind, key(item)))
+    return tuple(result)
+
+
+def is_stale(lookups: Iterable[Lookup], changes: frozenset[Lookup] | None) -> bool:
+    """Did any answer a page was given change? ``("*", ...)`` depends on everything."""
+    if changes is None:
+        return True
+    if not changes:
+        return False
+    return any(lookup in changes or lookup[0] == "*" for lookup in lookups)
+
+
+@dataclass(frozen=True, slots=True)
+class PageMemo:
+    """How a page of the site on disk was made."""
+
+    route: Route
+    lookups: frozenset[Lookup]
+    digest: bytes
+
+
+@dataclass(slots=True)
+class RenderMemory:
+    """What the last site written was made from; empty until a build writes."""
+
+    catalog: Catalog | None = None
+    site: object = None
+    templates: dict[str, object] = field(default_factory=dict)
+    pages: dict[str, PageMemo] = field(default_factory=dict)
+    files: dict[str, object] = field(default_factory=dict)
+    """Inputs of the files beside the pages (search index, ...), by output name."""
+
+    def reusable(self, route: Route, changes: frozenset[Lookup] | None,
+                 templates: Mapping[str, object], live: Mapping[str, bytes | None]) -> bool:
+        """True when rendering ``route`` again would give the bytes the output already has."""
+        name = str(route.output)
+        memo = self.pages.get(name)
+        return (memo is not None and memo.route == route
+                and self.templates.get(route.template) == templates[route.template]
+                and not is_stale(memo.lookups, changes) and live.get(name) == memo.digest)

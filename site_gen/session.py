@@ -1,0 +1,164 @@
+"""Watch mode's loop: batches of changes -> ``Builder.build`` -> one terminal line (+ preview).
+
+Not a pipeline stage. ``WatchSession`` owns one Builder (kept alive, so rebuilds are
+incremental), the Watcher and its ChangeQueue, and optionally the preview's LiveState. A
+failed build never ends the session: the last good site stays on disk and is still served,
+the errors go to the terminal and to the preview's overlay, and the next change tries again.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path, PurePath
+
+from .build import Builder, BuildResult, resolve_theme
+from .config import Config
+from .diagnostics import Diagnostic, Severity
+from .serve import LiveState
+from .watch import ChangeKind, ChangeQueue, Layout, Watcher, describe
+
+Say = Callable[[str], None]
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)
+
+
+def _print_err(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuild:
+    """One build of the session: what triggered it, what it did, how long it took."""
+
+    changes: dict[str, ChangeKind]
+    result: BuildResult
+    seconds: float
+
+
+def layout_for(builder: Builder, config: Config | None) -> Layout:
+    """The folders a build reads, for the watcher (the project's own ones even if missing)."""
+    project = Path(builder.project).resolve()
+    output = Path(builder.output).resolve()
+    templates: list[PurePath] = [project / "templates"]
+    static: list[PurePath] = [project / "static"]
+    themed = resolve_theme(project, config or Config())
+    if themed is not None:
+        theme, theme_templates = themed
+        templates += [PurePath(Path(d).resolve()) for d in theme.template_dirs]
+        templates.append(PurePath(theme_templates.resolve()))
+        static += [PurePath(Path(d).resolve()) for d in theme.static_dirs]
+    return Layout(project, output, tuple(dict.fromkeys(templates)), tuple(dict.fromkeys(static)))
+
+
+class WatchSession:
+    """Build, then rebuild on every batch of input changes until stopped."""
+
+    def __init__(self, builder: Builder, live: LiveState | None = None, poll: bool = False,
+                 strict: bool = False, say: Say = _print, warn: Say = _print_err,
+                 watcher_factory: Callable[[ChangeQueue], Watcher] | None = None) -> None:
+        self.builder = builder
+        self.live = live
+        self.strict = strict
+        self.say, self.warn = say, warn
+        self.queue = ChangeQueue(layout_for(builder, None))
+        factory = watcher_factory or (lambda q: Watcher(q, poll=poll, say=warn))
+        self.watcher = factory(self.queue)
+        self.history: list[Rebuild] = []
+        self._stop = threading.Event()
+        self._last: BuildResult | None = None
+
+    def start(self) -> Rebuild:
+        """Start watching, then build once (changes made during this build trigger the next)."""
+        self.watcher.start()
+        return self.rebuild({})
+
+    def run(self) -> None:
+        """Rebuild on each batch until ``stop()``."""
+        while not self._stop.is_set():
+            batch = self.queue.get(timeout=0.5)
+            if batch:
+                self.rebuild(batch)
+
+    def stop(self) -> None:
+        """End ``run`` (from any thread)."""
+        self._stop.set()
+        self.queue.close()
+
+    def close(self) -> None:
+        """Stop watching and drop the spare output folder."""
+        self.stop()
+        self.watcher.stop()
+        self.builder.close()
+
+    def rebuild(self, changes: dict[str, ChangeKind]) -> Rebuild:
+        """One build from a batch; reports it and tells the preview."""
+        started = time.perf_counter()
+        result = self.builder.build(strict=self.strict, changed=set(changes))
+        done = Rebuild(changes, result, time.perf_counter() - started)
+        self.history.append(done)
+        self._report(done)
+        self._announce(result)
+        if result.config is not None and (not changes or ChangeKind.CONFIG in changes.values()):
+            self.queue.layout = layout_for(self.builder, result.config)
+            self.watcher.refresh()
+        elif any(kind in (ChangeKind.TEMPLATE, ChangeKind.STATIC) for kind in changes.values()):
+            self.watcher.refresh()
+        self._last = result
+        return done
+
+    def _announce(self, result: BuildResult) -> None:
+        if self.live is None:
+            return
+        if result.ok:
+            assert result.written is not None
+            changed = result.written.changed + result.written.removed
+            base = result.config.base_path if result.config else None
+            self.live.publish(changed, (), base)
+        else:
+            self.live.publish((), errors_of(result))
+
+    def _report(self, done: Rebuild) -> None:
+        """One line per build, then any problem not already shown by the previous build."""
+        line = rebuild_line(done, self.builder.project)
+        self.say(line) if done.result.ok else self.warn(line)
+        before = set(self._last.diagnostics) if self._last is not None else set()
+        for diagnostic in done.result.diagnostics:
+            if diagnostic not in before or not done.result.ok:
+                self.warn(str(diagnostic))
+
+
+def rebuild_line(done: Rebuild, project: Path) -> str:
+    """``rebuilt in 84 ms: content/dumps/a.txt changed; 3 pages re-rendered, 4 files changed``."""
+    result = done.result
+    ms = f"{done.seconds * 1000:.0f} ms"
+    what = describe(done.changes, Path(project).resolve()) if done.changes else "first build"
+    if not result.ok:
+        errors = sum(d.severity is Severity.ERROR for d in result.diagnostics)
+        return (f"build failed in {ms}: {what}; {_count(errors, 'error')}, "
+                "still serving the last good site")
+    assert result.written is not None
+    parts = [f"{_count(result.rendered, 'page')} re-rendered",
+             f"{_count(len(result.written.changed), 'file')} changed"]
+    if result.written.removed:
+        parts.append(f"{len(result.written.removed)} removed")
+    warnings = sum(d.severity is Severity.WARNING for d in result.diagnostics)
+    if warnings:
+        parts.append(_count(warnings, "warning"))
+    verb = "built" if not done.changes else "rebuilt"
+    return f"{verb} in {ms}: {what}; {', '.join(parts)}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'s' if n != 1 else ''}"
+
+
+def errors_of(result: BuildResult) -> list[Diagnostic]:
+    """The diagnostics that stopped a build (all of them if only warnings did, under --strict)."""
+    errors = [d for d in result.diagnostics if d.severity is Severity.ERROR]
+    return errors or list(result.diagnostics)
