@@ -35,7 +35,7 @@ from .search import SEARCH_FILE, encode_json, search_index
 CONTENT_DIR = "content"
 DUMPS_DIR = "dumps"
 DEFAULT_OUTPUT = "_site"
-SCRATCH_PATTERNS = ("*~", ".*", "*.swp", "*.swx", "*.swo", "4913", "*.tmp", "___jb_*___",
+SCRATCH_PATTERNS = ("*~", ".*", "*.swp", "*.swx", "*.swo", "4913", "*.tmp", "*___jb_*___",
                     "*.crdownload", "*.part")
 """Editor backups, swap and temp files: never input, never a reason to rebuild."""
 
@@ -216,21 +216,22 @@ class Builder:
                           reread: tuple[str, ...]) -> BuildResult:
         """Render what is stale, reuse the rest, write; then remember what is on disk."""
         env = self._environment(plan.theme, plan.theme_templates)
-        globals_ = {"asset_versions": asset_versions(plan.static),
-                    "nav_pages": tuple(p for p in plan.pages if p.nav)}
-        site = (plan.config, globals_)
+        versions = asset_versions(plan.static)
+        globals_ = {"asset_versions": versions, "nav_pages": tuple(p for p in plan.pages if p.nav)}
+        site = (plan.config, {**globals_, "asset_versions": None})  # versions: tracked per page
         templates = {t: template_sources(env, t) for t in sorted({r.template for r in plan.routes})}
         fresh = self.memory.site != site
+        changes = self.memory.changed_assets(versions, plan.changes)
         live = self.tree.digests()
         stale = [r for r in plan.routes if fresh or not self.memory.reusable(
-            r, plan.changes, templates, live)]
+            r, changes, templates, live)]
         rendered = render_pages(env, tuple(stale), plan.config, plan.catalog, globals_)
         outputs = {name: page.data for name, page in rendered.items()}
         outputs.update({ASSETS + name: data for name, data in plan.static.items()})
         keep = {str(r.output) for r in plan.routes} - outputs.keys()
         keep |= self._site_files(plan, outputs, fresh or not live)
         written = self.tree.write(outputs, keep)
-        self._remember(plan, site, templates, rendered)
+        self._remember(plan, site, templates, rendered, versions)
         html = len(plan.routes)
         return BuildResult(tuple(diagnostics), written, html, plan.catalog, len(rendered), reread,
                            plan.config)
@@ -245,7 +246,7 @@ class Builder:
         return set()
 
     def _remember(self, plan: Plan, site: object, templates: dict[str, object],
-                  rendered: dict[str, Rendered]) -> None:
+                  rendered: dict[str, Rendered], versions: dict[str, str]) -> None:
         """What the site on disk is now made of, for the next build to compare with."""
         pages = {}
         for route in plan.routes:
@@ -254,7 +255,7 @@ class Builder:
             pages[name] = (PageMemo(route, page.lookups, digest(page.data)) if page is not None
                            else self.memory.pages[name])
         files = {SEARCH_FILE: self.tree.digests().get(SEARCH_FILE)}
-        self.memory = RenderMemory(plan.catalog, site, templates, pages, files)
+        self.memory = RenderMemory(plan.catalog, site, templates, pages, files, versions)
 
     def _environment(self, theme: Theme, theme_templates: Path) -> jinja2.Environment:
         """The Jinja environment, kept while the theme's folders stay the same.

@@ -148,6 +148,17 @@ class RenderMemory:
     pages: dict[str, PageMemo] = field(default_factory=dict)
     files: dict[str, object] = field(default_factory=dict)
     """Inputs of the files beside the pages (search index, ...), by output name."""
+    versions: dict[str, str] = field(default_factory=dict)
+    """Static files' version hashes, which pages put in asset URLs."""
+
+    def changed_assets(self, versions: Mapping[str, str], changes: frozenset[Lookup] | None
+                       ) -> frozenset[Lookup] | None:
+        """``changes`` plus ``("asset", name)`` for each static file whose version changed."""
+        if changes is None:
+            return None
+        moved = {("asset", n) for n in versions.keys() | self.versions.keys()
+                 if versions.get(n) != self.versions.get(n)}
+        return changes | moved if moved else changes
 
     def reusable(self, route: Route, changes: frozenset[Lookup] | None,
                  templates: Mapping[str, object], live: Mapping[str, bytes | None]) -> bool:

@@ -124,8 +124,8 @@ class OutputTree:
         target.update((name, digest(data)) for name, data in files.items())
         spare, spare_dirs = ((self.spare, set()) if self.spare is not None
                              else _prepare_spare(staging))
-        changed = _stage(_Trees(self.output, staging, live, spare), files, target)
         _prune(staging, spare, target, spare_dirs)
+        changed = _stage(_Trees(self.output, staging, live, spare), files, target)
         removed = sorted(live.keys() - target.keys())
         _swap(staging, self.output, self.keep_spare)
         self.live = target
@@ -273,6 +273,7 @@ def _prune(staging: Path, spare: Manifest, target: Manifest, dirs: set[str]) -> 
     stale = spare.keys() - target.keys()
     for name in stale:
         _clear(staging / name)
+        del spare[name]
     needed = {parent for name in target for parent in _parents(name)}
     candidates = dirs | {parent for name in stale for parent in _parents(name)}
     for folder in sorted(candidates - needed, key=lambda d: -d.count("/")):

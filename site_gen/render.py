@@ -8,7 +8,7 @@ Autoescape is on everywhere and undefined variables are errors.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,18 +136,19 @@ def render_pages(
     globals_: Mapping[str, Any],
 ) -> dict[str, Rendered]:
     """Render routes, noting what each looked up, so a rebuild can tell which pages are stale."""
-    versions = globals_["asset_versions"]
+    tracked = TrackedCatalog(catalog)
+    versions = TrackedMapping(globals_["asset_versions"], "asset", tracked.lookups)
 
     @jinja2.pass_context
     def asset(context: jinja2.runtime.Context, name: str) -> str:
         return _url(context, ASSETS + name) + f"?v={versions.get(name, '0')}"
 
-    tracked = TrackedCatalog(catalog)
     env.filters["asset"] = asset
-    env.globals.update(globals_, site=site, catalog=tracked, generator=f"site-gen {__version__}")
+    env.globals.update(globals_, site=site, catalog=tracked, generator=f"site-gen {__version__}",
+                       asset_versions=versions)
     outputs: dict[str, Rendered] = {}
     for route in routes:
-        tracked.lookups = set()
+        tracked.lookups.clear()
         template = env.get_template(route.template)
         html = template.render(route.context, page_url=route.url,
                                absolute_links=route.url == "404.html",
@@ -155,6 +156,29 @@ def render_pages(
         outputs[str(route.output)] = Rendered(_tidy(html).encode("utf-8"),
                                               frozenset(tracked.lookups))
     return outputs
+
+
+class TrackedMapping(Mapping[str, Any]):
+    """A read-only mapping whose lookups are noted as ``(kind, key)``; iterating is ``("*", kind)``."""
+
+    def __init__(self, data: Mapping[str, Any], kind: str, lookups: set[tuple[str, str]]) -> None:
+        self._data, self._kind, self._lookups = data, kind, lookups
+
+    def __getitem__(self, key: str) -> Any:
+        self._lookups.add((self._kind, key))
+        return self._data[key]
+
+    def __contains__(self, key: object) -> bool:
+        self._lookups.add((self._kind, str(key)))
+        return key in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        self._lookups.add(("*", self._kind))
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        self._lookups.add(("*", self._kind))
+        return len(self._data)
 
 
 class TrackedCatalog:

@@ -1,0 +1,173 @@
+"""Incremental rebuilds: after every kind of edit, a Builder kept alive writes exactly the bytes
+a clean build writes, reports exactly the files whose bytes changed, and re-renders little."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from conftest import abstract, build, coauthor_dump, listing_dump, read_tree
+from site_gen.build import Builder, BuildResult
+from site_gen.output import MARKER
+
+ANN = [(2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
+       (2023, "Phase Multiplexing for Rollouts", abstract("multiplexing"), ["cs.DC"]),
+       (2022, "Elastic Caches for Long Contexts", abstract("caches"), ["cs.LG", "cs.DC"])]
+BO = [("Bo Wu, Ann Lee, Cy Tan", abstract("multiplexing")),
+      ("Bo Wu, Dee Park", abstract("a new topic of Bo's") + " It is about graphs.")]
+
+
+def write(project: Path, name: str, text: str) -> None:
+    path = project / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def edit(project: Path, name: str, old: str, new: str) -> None:
+    path = project / name
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (name, old)
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+Step = tuple[str, Callable[[Path], None]]
+STEPS: list[Step] = [
+    ("add a paper", lambda p: write(p, "content/dumps/a.txt", listing_dump("Ann Lee", ANN + [
+        (2025, "Speculative Rollouts at Scale", abstract("speculation"), ["cs.LG"])]))),
+    ("edit an abstract", lambda p: edit(p, "content/dumps/a.txt", "We present a scheduler for caches",
+                                        "We present a new scheduler for caches")),
+    ("edit a title", lambda p: edit(p, "content/dumps/a.txt", "Elastic Caches", "Elastic KV Caches")),
+    ("change a year", lambda p: edit(p, "content/dumps/a.txt", "arXiv2023", "arXiv2021")),
+    ("add a co-author dump", lambda p: write(p, "content/dumps/b.txt", coauthor_dump("Bo Wu", BO))),
+    ("add a subject", lambda p: edit(p, "content/dumps/a.txt", "cs.DC↗", "cs.DC↗\n\ncs.AI↗")),
+    ("curate a title", lambda p: write(p, "content/curation.yaml",
+                                       "papers:\n  - match: {title: Speculative Rollouts at Scale}\n"
+                                       "    title: Speculative Rollouts, at Scale\n")),
+    ("hide a paper", lambda p: write(p, "content/curation.yaml",
+                                     "papers:\n  - match: {title: Speculative Rollouts at Scale}\n"
+                                     "    hide: true\n")),
+    ("add a page", lambda p: write(p, "content/pages/about.md", "---\ntitle: About\n---\nHello.\n")),
+    ("edit the page", lambda p: edit(p, "content/pages/about.md", "Hello.", "Hello, world.")),
+    ("add a hidden page", lambda p: write(p, "content/pages/notes.md",
+                                          "---\ntitle: Notes\nnav: false\n---\nSome notes.\n")),
+    ("override a template", lambda p: write(p, "templates/page.html",
+                                            '{% extends "!theme/page.html" %}'
+                                            "{% block title %}Page: {{ page.title }}{% endblock %}")),
+    ("override a partial", lambda p: write(p, "templates/partials/macros.html",
+                                           '{% extends "!theme/partials/macros.html" %}')),
+    ("add a static file", lambda p: write(p, "static/notes.txt", "static notes\n")),
+    ("shadow a theme static file", lambda p: write(p, "static/site.css", "body { color: red }\n")),
+    ("remove the overrides", lambda p: [shutil.rmtree(p / d) for d in ("templates", "static")]),
+    ("change the config", lambda p: write(p, "content/site.yaml",
+                                          "title: Renamed\nsite_url: https://example.org/x/\n")),
+    ("delete a dump", lambda p: (p / "content/dumps/b.txt").unlink()),
+    ("delete a page", lambda p: (p / "content/pages/notes.md").unlink()),
+    ("rename a dump", lambda p: (p / "content/dumps/a.txt").rename(p / "content/dumps/c.txt")),
+]
+
+
+def diff(before: dict[str, bytes], after: dict[str, bytes]) -> tuple[set[str], set[str]]:
+    """(files whose bytes are new or different, files that went)."""
+    return ({n for n, data in after.items() if before.get(n) != data}, before.keys() - after.keys())
+
+
+def test_every_edit_rebuilds_to_the_clean_build_bytes(make_project, tmp_path: Path) -> None:
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    builder = Builder(project, keep_spare=True)
+    assert builder.build().ok
+    for n, (what, change) in enumerate(STEPS):
+        before = read_tree(project / "_site")
+        change(project)
+        result = builder.build()
+        assert result.ok, (what, [str(d) for d in result.diagnostics])
+        clean = tmp_path / f"clean{n}"
+        assert build(project, clean).ok
+        after = read_tree(project / "_site")
+        assert after == read_tree(clean), what
+        changed, removed = diff(before, after)
+        assert set(result.written.changed) == changed - {MARKER}, what
+        assert set(result.written.removed) == removed, what
+
+
+def rebuild(builder: Builder, change: Callable[[], None]) -> BuildResult:
+    change()
+    result = builder.build()
+    assert result.ok, [str(d) for d in result.diagnostics]
+    return result
+
+
+@pytest.fixture
+def site(make_project) -> Builder:
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN),
+                            "content/dumps/b.txt": coauthor_dump("Bo Wu", BO),
+                            "content/pages/about.md": "---\ntitle: About\nnav: false\n---\nHi.\n"})
+    builder = Builder(project, keep_spare=True)
+    first = builder.build()
+    assert first.ok and first.rendered == first.pages
+    return builder
+
+
+def test_nothing_changed_renders_nothing(site: Builder) -> None:
+    result = site.build()
+    assert result.rendered == 0 and result.reread == ()
+    assert result.written.changed == () and result.written.removed == ()
+
+
+def test_a_dump_edit_rereads_only_that_dump(site: Builder) -> None:
+    result = rebuild(site, lambda: edit(site.project, "content/dumps/b.txt", "about graphs",
+                                        "about trees"))
+    assert result.reread == ("content/dumps/b.txt",)
+    assert 0 < result.rendered < result.pages // 2
+
+
+def test_a_template_change_renders_the_pages_that_use_it(site: Builder) -> None:
+    result = rebuild(site, lambda: write(site.project, "templates/page.html",
+                                         '{% extends "!theme/page.html" %}'
+                                         "{% block title %}P {{ page.title }}{% endblock %}"))
+    assert result.rendered == 1 and result.written.changed == ("about/index.html",)
+
+
+def test_a_static_change_copies_only_that_file(site: Builder) -> None:
+    result = rebuild(site, lambda: write(site.project, "static/extra.txt", "hello\n"))
+    assert result.rendered == 0 and result.written.changed == ("assets/extra.txt",)
+    result = rebuild(site, lambda: write(site.project, "static/extra.txt", "hello again\n"))
+    assert result.rendered == 0 and result.written.changed == ("assets/extra.txt",)
+
+
+def test_a_changed_stylesheet_renders_the_pages_that_link_it(site: Builder) -> None:
+    result = rebuild(site, lambda: write(site.project, "static/site.css", "body{}\n"))
+    assert result.rendered == result.pages  # every page links site.css?v=<its hash>
+    assert "assets/site.css" in result.written.changed
+
+
+def test_output_replaced_behind_its_back_is_rebuilt_whole(site: Builder, tmp_path: Path) -> None:
+    other = Builder(site.project)  # say, `site-gen build` in another terminal
+    edit(site.project, "content/dumps/b.txt", "about graphs", "about lattices")
+    assert other.build().ok
+    edit(site.project, "content/dumps/b.txt", "about lattices", "about rings")
+    result = site.build()
+    assert result.ok and result.rendered == result.pages
+    assert build(site.project, tmp_path / "clean").ok
+    assert read_tree(site.output) == read_tree(tmp_path / "clean")
+
+
+def test_a_failed_build_keeps_the_site_and_the_next_one_recovers(site: Builder, tmp_path) -> None:
+    good = read_tree(site.output)
+    write(site.project, "content/dumps/b.txt", "Dear editor,\n\nthis is a letter.\n")
+    failed = site.build()
+    assert not failed.ok and read_tree(site.output) == good
+    result = rebuild(site, lambda: write(site.project, "content/dumps/b.txt",
+                                         coauthor_dump("Bo Wu", BO[:1])))
+    assert build(site.project, tmp_path / "clean").ok
+    assert read_tree(site.output) == read_tree(tmp_path / "clean")
+    assert result.written.removed  # Bo's second paper is gone
+
+
+def test_watch_session_leaves_no_spare_behind(site: Builder) -> None:
+    rebuild(site, lambda: edit(site.project, "content/dumps/b.txt", "about graphs", "about sets"))
+    assert (site.project / "._site.staging").is_dir()  # the spare, kept while watching
+    site.close()
+    assert sorted(p.name for p in site.project.iterdir()) == ["_site", "content"]

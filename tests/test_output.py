@@ -1,0 +1,110 @@
+"""The output stage's double buffer: a spare tree brought up to date in place, then swapped."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import site_gen.output as output_module
+from conftest import read_tree
+from site_gen.output import MARKER, MARKER_TEXT, OutputTree, StaleOutput, staging_paths
+
+V1 = {"index.html": b"home 1", "papers/a/index.html": b"paper a", "papers/b/index.html": b"b 1",
+      "assets/site.css": b"css"}
+V2 = {"index.html": b"home 2", "papers/a/index.html": b"paper a", "papers/c/index.html": b"c",
+      "assets/site.css": b"css"}
+V3 = {"index.html": b"home 3", "papers/a/index.html": b"paper a!", "papers/c/index.html": b"c",
+      "assets/site.css": b"css", "search.json": b"{}"}
+
+
+def tree_of(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {**files, MARKER: MARKER_TEXT}
+
+
+def test_generations_swap_and_the_spare_holds_the_previous_site(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    for before, after in ((None, V1), (V1, V2), (V2, V3), (V3, V1)):
+        result = tree.write(after)
+        assert read_tree(out) == tree_of(after)
+        if before is not None:
+            assert read_tree(staging_paths(out)[0]) == tree_of(before)
+            assert set(result.changed) == {n for n in after if before.get(n) != after[n]}
+            assert set(result.removed) == before.keys() - after.keys()
+
+
+def test_kept_files_need_no_bytes(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    tree.write(V1)
+    tree.write(V2)
+    result = tree.write({"index.html": b"home 3"}, keep={"papers/a/index.html",
+                                                          "papers/c/index.html", "assets/site.css"})
+    assert read_tree(out) == tree_of({**V2, "index.html": b"home 3"})
+    assert result.changed == ("index.html",) and result.removed == ()
+
+
+def test_unchanged_files_share_inodes_and_old_ones_are_never_rewritten(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    tree.write(V1)
+    old_home = os.stat(out / "index.html").st_ino
+    tree.write(V2)
+    assert os.stat(out / "papers/a/index.html").st_ino == \
+        os.stat(staging_paths(out)[0] / "papers/a/index.html").st_ino
+    assert os.stat(staging_paths(out)[0] / "index.html").st_ino == old_home
+    assert (staging_paths(out)[0] / "index.html").read_bytes() == b"home 1"
+
+
+def test_keeping_a_file_it_does_not_know_is_refused(tmp_path: Path) -> None:
+    tree = OutputTree(tmp_path / "_site")
+    tree.write(V1)
+    with pytest.raises(StaleOutput):
+        tree.write({}, keep={"papers/zzz/index.html"})
+    with pytest.raises(StaleOutput):
+        OutputTree(tmp_path / "_site").write({}, keep={"index.html"})  # a new process knows nothing
+
+
+def test_another_writer_makes_it_forget_what_it_knew(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    tree.write(V1)
+    tree.write(V2)
+    assert tree.digests()
+    OutputTree(out, keep_spare=False).write(V3)  # another process swapped in its own tree
+    assert tree.digests() == {}
+    tree.write(V1)
+    assert read_tree(out) == tree_of(V1)
+
+
+def test_a_leftover_spare_is_reused_but_never_trusted(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    OutputTree(out, keep_spare=False).write(V1)
+    spare = staging_paths(out)[0]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (spare / "papers").mkdir(parents=True)
+    os.symlink(outside, spare / "papers" / "c")          # a link where a folder must be
+    (spare / "assets").write_text("a file where a folder must be")
+    (spare / "index.html").mkdir()                        # a folder where a file must be
+    (spare / "stray" / "deep").mkdir(parents=True)
+    (spare / "stray" / "deep" / "x.html").write_text("stray")
+    (spare / "papers" / "a").mkdir()
+    (spare / "papers" / "a" / "index.html").write_text("paper a")  # right bytes, unknown inode
+    OutputTree(out).write(V2)
+    assert read_tree(out) == tree_of(V2)
+    assert list(outside.iterdir()) == []
+    assert not (out / "stray").exists()
+
+
+def test_without_renameat2_two_renames_do_the_swap(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(output_module, "_exchange", lambda a, b: False)
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    for files in (V1, V2, V3):
+        tree.write(files)
+        assert read_tree(out) == tree_of(files)
+    assert not staging_paths(out)[1].exists()
+    assert read_tree(staging_paths(out)[0]) == tree_of(V2)

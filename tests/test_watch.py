@@ -1,0 +1,239 @@
+"""Watch mode: classify() table, debounce with a fake clock, the queue, the polling fallback,
+and a real watchdog observer (atomic-rename saves, bursts of events)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import time
+from pathlib import Path, PurePath
+
+import pytest
+
+from conftest import abstract, listing_dump
+from site_gen.build import Builder
+from site_gen.session import WatchSession, rebuild_line
+from site_gen.watch import ChangeKind, ChangeQueue, Debouncer, Layout, Watcher, classify, describe
+
+P = PurePath("/home/ann/site")
+THEME = PurePath("/usr/lib/python3/site-packages/site_gen/themes/default")
+LAYOUT = Layout(P, P / "_site", templates=(P / "templates", THEME / "templates"),
+                static=(P / "static", THEME / "static"))
+K = ChangeKind
+
+
+@pytest.mark.parametrize("path, kind", [
+    ("content/dumps/000_ann.txt", K.DUMP),
+    ("content/dumps/new dump.txt", K.DUMP),
+    ("content/dumps", K.DUMP),                       # the folder itself: created or removed
+    ("content/site.yaml", K.CONFIG),
+    ("content/curation.yaml", K.CURATION),
+    ("content/pages/about.md", K.PAGE),
+    ("content/pages/notes.txt", K.IGNORED),
+    ("templates/paper.html", K.TEMPLATE),
+    ("templates/partials/macros.html", K.TEMPLATE),
+    (str(THEME / "templates/base.html"), K.TEMPLATE),
+    ("static/site.css", K.STATIC),
+    ("static/img/logo.svg", K.STATIC),
+    (str(THEME / "static/site.js"), K.STATIC),
+    # the output, its staging siblings: written by builds, never a reason to build
+    ("_site/index.html", K.IGNORED),
+    ("_site", K.IGNORED),
+    ("._site.staging/papers/x/index.html", K.IGNORED),
+    ("._site.old/index.html", K.IGNORED),
+    # dotfiles, dot-folders and editor scratch files
+    (".git/index", K.IGNORED),
+    ("content/dumps/.000_ann.txt.swp", K.IGNORED),
+    ("content/dumps/.#000_ann.txt", K.IGNORED),
+    ("content/dumps/000_ann.txt~", K.IGNORED),
+    ("content/dumps/000_ann.txt.swp", K.IGNORED),
+    ("content/dumps/000_ann.txt.swx", K.IGNORED),
+    ("content/dumps/4913", K.IGNORED),
+    ("content/dumps/000_ann.txt.tmp", K.IGNORED),
+    ("content/dumps/000_ann.txt___jb_tmp___", K.IGNORED),
+    ("content/dumps/000_ann.txt___jb_old___", K.IGNORED),
+    ("templates/.paper.html.swp", K.IGNORED),
+    # other files in the project
+    ("README.md", K.IGNORED),
+    ("content/notes.txt", K.IGNORED),
+    ("content/dumps/sub/x.txt", K.IGNORED),
+])
+def test_classify(path: str, kind: ChangeKind) -> None:
+    assert classify(P / path, LAYOUT) is kind
+
+
+def test_classify_ignores_an_output_folder_inside_the_inputs() -> None:
+    layout = Layout(P, P / "content/dumps/out", templates=(P / "templates",))
+    assert classify(P / "content/dumps/out/index.html", layout) is K.IGNORED
+    assert classify(P / "content/dumps/.out.staging/a/index.html", layout) is K.IGNORED
+    assert classify(P / "content/dumps/a.txt", layout) is K.DUMP
+
+
+def test_debounce_waits_for_quiet() -> None:
+    d = Debouncer(quiet=0.15, max_wait=1.0)
+    assert d.wait_time(0.0) is None
+    d.add("a", K.DUMP, now=10.0)
+    assert d.wait_time(10.0) == pytest.approx(0.15)
+    d.add("b", K.DUMP, now=10.1)
+    assert d.wait_time(10.2) == pytest.approx(0.05)
+    assert d.wait_time(10.25) == 0
+    assert d.take() == {"a": K.DUMP, "b": K.DUMP}
+    assert d.wait_time(10.3) is None
+
+
+def test_debounce_is_bounded_by_max_wait() -> None:
+    d = Debouncer(quiet=0.15, max_wait=1.0)
+    t = 0.0
+    while t < 0.95:  # an endless stream of events, 0.1 s apart
+        d.add(f"f{t:.1f}", K.DUMP, now=t)
+        assert d.wait_time(t) > 0
+        t += 0.1
+    assert d.wait_time(1.0) == 0  # due at first + max_wait, though events keep coming
+
+
+def test_debounce_drops_ignored_changes() -> None:
+    d = Debouncer()
+    d.add("x", K.IGNORED, now=0.0)
+    assert d.wait_time(5.0) is None and d.take() == {}
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_queue_groups_a_burst_into_one_batch() -> None:
+    clock = FakeClock()
+    queue = ChangeQueue(LAYOUT, clock=clock)
+    for i in range(200):
+        queue.put(str(P / f"content/dumps/{i:03}.txt"))
+        queue.put(str(P / f"_site/papers/{i}/index.html"))  # our own output: ignored
+    assert queue.get(timeout=0) is None  # not quiet yet
+    clock.now += 0.2
+    batch = queue.get(timeout=0)
+    assert batch is not None and len(batch) == 200 and set(batch.values()) == {K.DUMP}
+    assert queue.get(timeout=0) is None
+
+
+def test_queue_get_returns_when_closed() -> None:
+    queue = ChangeQueue(LAYOUT)
+    threading.Timer(0.05, queue.close).start()
+    started = time.monotonic()
+    assert queue.get(timeout=5) is None
+    assert time.monotonic() - started < 2
+
+
+def test_describe_lists_a_few_paths_relative_to_the_project() -> None:
+    paths = [str(P / f"content/dumps/{n}.txt") for n in "edcba"]
+    assert describe(paths[:1], Path(P)) == "content/dumps/e.txt changed"
+    assert describe(paths, Path(P)) == ("content/dumps/a.txt, content/dumps/b.txt, "
+                                        "content/dumps/c.txt and 2 more changed")
+
+
+def test_inotify_limit_falls_back_to_polling(tmp_path: Path) -> None:
+    class Full:  # an observer whose inotify watches are exhausted
+        def __init__(self) -> None:
+            pass
+
+        def schedule(self, *args: object, **kwargs: object) -> None:
+            raise OSError(errno.ENOSPC, "inotify watch limit reached")
+
+        def unschedule_all(self) -> None:
+            pass
+
+    said: list[str] = []
+    (tmp_path / "content").mkdir()
+    queue = ChangeQueue(Layout(PurePath(tmp_path), PurePath(tmp_path / "_site")))
+    watcher = Watcher(queue, observer_class=Full, say=said.append)  # type: ignore[arg-type]
+    watcher.start()
+    try:
+        assert watcher.polling
+        assert len(said) == 1 and "inotify limit" in said[0] and "polling" in said[0]
+        (tmp_path / "content" / "site.yaml").write_text("title: x\n")
+        assert wait_for(lambda: queue.get(timeout=0.2), seconds=5) is not None
+    finally:
+        watcher.stop()
+
+
+def wait_for(probe, seconds: float = 5.0, every: float = 0.02):
+    """Poll ``probe`` until it returns something truthy, at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if value := probe():
+            return value
+        time.sleep(every)
+    return None
+
+
+# ---- a real observer ----------------------------------------------------------------------------
+
+def small_site(make_project, papers: int = 2) -> Path:
+    return make_project({"content/dumps/a.txt": listing_dump("Ann Lee", [
+        (2024, f"Paper Number {i} On Scheduling", abstract(f"topic {i}"), ["cs.LG"])
+        for i in range(papers)])})
+
+
+@pytest.fixture
+def session(make_project):
+    project = small_site(make_project)
+    lines: list[str] = []
+    session = WatchSession(Builder(project, keep_spare=True), say=lines.append, warn=lines.append)
+    session.lines = lines  # type: ignore[attr-defined]
+    first = session.start()
+    assert first.result.ok
+    thread = threading.Thread(target=session.run, daemon=True)
+    thread.start()
+    yield session
+    session.close()
+    thread.join(timeout=5)
+
+
+def test_atomic_rename_save_is_seen(session: WatchSession) -> None:
+    dump = session.builder.project / "content/dumps/a.txt"
+    temp = dump.with_name("a.txt.tmp")  # how many editors save: write a temp file, rename it
+    temp.write_text(listing_dump("Ann Lee", [(2025, "Saved Through A Rename Works",
+                                              abstract("rename"), ["cs.LG"])]))
+    os.replace(temp, dump)
+    page = session.builder.output / "papers/saved-through-a-rename-works/index.html"
+    assert wait_for(page.is_file, seconds=5)
+    assert len(session.history) == 2
+    assert "content/dumps/a.txt changed" in session.lines[-1]
+
+
+def test_a_burst_of_200_events_gives_at_most_two_rebuilds(session: WatchSession) -> None:
+    dumps = session.builder.project / "content/dumps"
+    for i in range(100):  # like a git checkout: 200 events within a fraction of a second
+        name = f"Author {chr(65 + i // 26)}{chr(97 + i % 26)}"
+        (dumps / f"b{i:03}.txt").write_text(listing_dump(name, [
+            (2020, f"Burst Paper {i} About Systems", abstract(f"burst {i}"), ["cs.DC"])]))
+    for i in range(100):
+        (dumps / f"b{i:03}.txt").touch()
+    last = session.builder.output / "papers/burst-paper-99-about-systems/index.html"
+    assert wait_for(last.is_file, seconds=10), session.lines
+    time.sleep(0.5)  # let any straggling batch through
+    assert 2 <= len(session.history) <= 3  # the first build, then at most two rebuilds
+
+
+def test_deleting_a_dump_removes_its_pages(session: WatchSession) -> None:
+    project = session.builder.project
+    (project / "content/dumps/b.txt").write_text(listing_dump("Bo Wu", [
+        (2023, "A Paper That Will Go Away", abstract("going"), ["cs.DC"])]))
+    page = session.builder.output / "papers/a-paper-that-will-go-away/index.html"
+    assert wait_for(page.is_file)
+    (project / "content/dumps/b.txt").unlink()
+    assert wait_for(lambda: not page.exists())
+    assert not (session.builder.output / "subjects/cs.DC/index.html").exists()
+
+
+def test_rebuild_line_says_what_changed_and_how_much_was_done(session: WatchSession) -> None:
+    page = session.builder.project / "content/pages/about.md"
+    page.parent.mkdir(exist_ok=True)
+    page.write_text("---\ntitle: About\nnav: false\n---\nHello.\n")
+    assert wait_for(lambda: (session.builder.output / "about/index.html").is_file())
+    line = rebuild_line(session.history[-1], session.builder.project)
+    assert line.startswith("rebuilt in ") and " ms: content/pages/about.md changed; " in line
+    assert "1 page re-rendered" in line and "file" in line
