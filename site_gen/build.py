@@ -29,6 +29,7 @@ from .pages import Page, read_pages
 from .readers import read_dump
 from .render import (ASSETS, Rendered, Theme, asset_versions, make_environment, render_pages,
                      template_sources)
+from .related import RelatedMemo
 from .routes import Route, plan_routes
 from .search import SEARCH_FILE, encode_json, search_index
 
@@ -140,6 +141,7 @@ class Builder:
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = FileCache(_parse_dump)
         self.static: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
+        self.related = RelatedMemo()
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
 
     def build(self, strict: bool = False, changed: Collection[str] = ()) -> BuildResult:
@@ -181,7 +183,7 @@ class Builder:
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
         pages, found = read_pages(content, CONTENT_DIR)
         diagnostics += found
-        routes, found = plan_routes(catalog, pages, config.recent_papers)
+        routes, found = plan_routes(catalog, pages, config.recent_papers, self.related)
         diagnostics += found
         themed = resolve_theme(self.project, config)
         if themed is None:

@@ -9,17 +9,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import chain, groupby
-from operator import itemgetter
+from itertools import groupby
 from pathlib import PurePosixPath
 
 from .diagnostics import Diagnostic, error
 from .model import Author, Catalog, Paper, Subject
 from .pages import Page
+from .related import Related, RelatedMemo, newest_first
 from .urls import author_url, output_path, paper_url, subject_url
-
-RELATED_LIMIT = 5
-
 
 @dataclass(frozen=True, slots=True)
 class Route:
@@ -33,9 +30,13 @@ class Route:
 
 
 def plan_routes(
-    catalog: Catalog, pages: tuple[Page, ...], recent: int = 10
+    catalog: Catalog, pages: tuple[Page, ...], recent: int = 10, memo: RelatedMemo | None = None
 ) -> tuple[tuple[Route, ...], list[Diagnostic]]:
-    """Every HTML page of the site, with collision checks."""
+    """Every HTML page of the site, with collision checks.
+
+    ``memo`` (kept by a Builder between builds) lets related-paper rankings whose inputs are
+    the very same objects as last time be reused instead of computed again.
+    """
     routes = [
         _route("", "index.html", profiled=catalog.profiled_authors,
                recent=_recent(catalog.papers, recent), subjects=catalog.subjects),
@@ -46,8 +47,9 @@ def plan_routes(
         _route("search/", "search.html"),
         _route("404.html", "404.html"),
     ]
-    related = _Related(catalog)
+    related = Related(catalog, memo)
     routes += [_paper_route(catalog, related, p) for p in catalog.papers]
+    related.finish()
     profiled = catalog.profiled_authors
     routes += [_author_route(catalog, profiled, a) for a in catalog.authors]
     routes += [_route(subject_url(s.code), "subject.html", subject=s,
@@ -74,16 +76,12 @@ def _collisions(routes: Iterable[Route]) -> list[Diagnostic]:
 
 def by_year(papers: Iterable[Paper]) -> tuple[tuple[int | None, tuple[Paper, ...]], ...]:
     """Papers grouped by year, newest first, papers with no year last."""
-    ordered = sorted(papers, key=_newest_first)
+    ordered = sorted(papers, key=newest_first)
     return tuple((year, tuple(group)) for year, group in groupby(ordered, key=lambda p: p.year))
 
 
-def _newest_first(paper: Paper) -> tuple[bool, int, str]:
-    return (paper.year is None, -(paper.year or 0), paper.title.casefold())
-
-
 def _recent(papers: Iterable[Paper], count: int) -> tuple[Paper, ...]:
-    return tuple(sorted(papers, key=_newest_first)[:count])
+    return tuple(sorted(papers, key=newest_first)[:count])
 
 
 def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Subject, ...]], ...]:
@@ -91,7 +89,7 @@ def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Sub
     return tuple((g, tuple(members)) for g, members in groupby(ordered, key=lambda s: s.group))
 
 
-def _paper_route(catalog: Catalog, related: _Related, paper: Paper) -> Route:
+def _paper_route(catalog: Catalog, related: Related, paper: Paper) -> Route:
     return _route(
         paper_url(paper.id), "paper.html", paper=paper,
         authors=tuple(catalog.author(a) for a in paper.author_ids),
@@ -99,49 +97,6 @@ def _paper_route(catalog: Catalog, related: _Related, paper: Paper) -> Route:
         subjects=tuple(catalog.subject(c) for c in paper.subjects),
         related_by_authors=related.by_authors(paper), related_by_subject=related.by_subject(paper),
     )
-
-
-class _Related:
-    """Other papers ranked by how many authors (or subjects) they share, then newest first.
-
-    Ties in (year, title) fall back to the paper id, so the order is total. Papers are handled
-    as their rank in that order: a ranking is then one sort of integers, which keeps a
-    10,000-paper site's planning linear-ish rather than quadratic.
-    """
-
-    def __init__(self, catalog: Catalog) -> None:
-        ordered = sorted(catalog.papers, key=lambda p: (_newest_first(p), p.id))
-        self.papers = tuple(ordered)
-        self.rank = {p.id: i for i, p in enumerate(ordered)}
-        self.of_author = {a.id: tuple(self.rank[i] for i in a.paper_ids) for a in catalog.authors}
-        self.of_subject = {s.code: tuple(self.rank[i] for i in s.paper_ids)
-                           for s in catalog.subjects}
-        self.by_subject_set: dict[frozenset[str], tuple[int, ...]] = {}
-
-    def by_authors(self, paper: Paper) -> tuple[Paper, ...]:
-        """Papers sharing the most authors with this one."""
-        ranked = self.top((self.of_author[a] for a in paper.all_author_ids), RELATED_LIMIT + 1)
-        return self.without(paper, ranked)
-
-    def by_subject(self, paper: Paper) -> tuple[Paper, ...]:
-        """Papers sharing the most subjects; many papers share a subject set, so it is cached."""
-        key = frozenset(paper.subjects)
-        if key not in self.by_subject_set:
-            self.by_subject_set[key] = self.top((self.of_subject[c] for c in sorted(key)),
-                                                RELATED_LIMIT + 1)
-        return self.without(paper, self.by_subject_set[key])
-
-    def top(self, groups: Iterable[tuple[int, ...]], limit: int) -> tuple[int, ...]:
-        """The ``limit`` best ranks: most groups shared first, then lowest rank."""
-        counts = Counter(chain.from_iterable(groups))
-        by_rank = sorted(counts.items())
-        by_rank.sort(key=itemgetter(1), reverse=True)  # stable: equal counts stay in rank order
-        return tuple(rank for rank, _ in by_rank[:limit])
-
-    def without(self, paper: Paper, ranked: tuple[int, ...]) -> tuple[Paper, ...]:
-        """The ranked papers other than ``paper`` itself, at most RELATED_LIMIT of them."""
-        own = self.rank[paper.id]
-        return tuple(self.papers[r] for r in ranked if r != own)[:RELATED_LIMIT]
 
 
 def _author_route(catalog: Catalog, profiled: tuple[Author, ...], author: Author) -> Route:
