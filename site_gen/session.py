@@ -8,6 +8,7 @@ the errors go to the terminal and to the preview's overlay, and the next change 
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
@@ -22,6 +23,7 @@ from .serve import LiveState
 from .watch import ChangeKind, ChangeQueue, Layout, Watcher, describe
 
 Say = Callable[[str], None]
+FULL_COLLECTION_EVERY = 10
 
 
 def _print(line: str) -> None:
@@ -110,7 +112,21 @@ class WatchSession:
         elif any(kind in (ChangeKind.TEMPLATE, ChangeKind.STATIC) for kind in changes.values()):
             self.watcher.refresh()
         self._last = result
+        self._settle_memory()
         return done
+
+    def _settle_memory(self) -> None:
+        """Freeze what this build left alive, so the next build's collections skip it.
+
+        A session holds the whole site in memory between builds, and Python's cyclic garbage
+        collector would otherwise scan all of it several times per rebuild (over half a second
+        on a 10,000-paper site). Frozen objects are still freed when unreferenced; only
+        reference cycles among them wait for the full collection done every few builds.
+        """
+        if len(self.history) % FULL_COLLECTION_EVERY == 0:
+            gc.unfreeze()
+            gc.collect()
+        gc.freeze()
 
     def _announce(self, result: BuildResult) -> None:
         if self.live is None:
