@@ -31,7 +31,7 @@ from .render import (ASSETS, Rendered, Theme, asset_versions, make_environment, 
                      template_sources)
 from .related import RelatedMemo
 from .routes import Route, plan_routes
-from .search import SEARCH_FILE, encode_json, search_index
+from .search import SEARCH_FILE, SearchMemo, encode_search_index
 
 CONTENT_DIR = "content"
 DUMPS_DIR = "dumps"
@@ -137,11 +137,17 @@ class Builder:
     def __init__(self, project: Path, output: Path | None = None, keep_spare: bool = False) -> None:
         self.project = project
         self.output = output or project / DEFAULT_OUTPUT
-        self.tree = OutputTree(self.output, keep_spare=keep_spare)
+        self.keep_spare = keep_spare
+        self.forget()
+
+    def forget(self) -> None:
+        """Start with no caches (and after an unexpected error: the next build starts afresh)."""
+        self.tree = OutputTree(self.output, keep_spare=self.keep_spare)
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = FileCache(_parse_dump)
         self.static: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
         self.related = RelatedMemo()
+        self.search = SearchMemo()
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
 
     def build(self, strict: bool = False, changed: Collection[str] = ()) -> BuildResult:
@@ -225,8 +231,8 @@ class Builder:
         fresh = self.memory.site != site
         changes = self.memory.changed_assets(versions, plan.changes)
         live = self.tree.digests()
-        stale = [r for r in plan.routes if fresh or not self.memory.reusable(
-            r, changes, templates, live)]
+        same = self.memory.same_templates(templates)
+        stale = [r for r in plan.routes if fresh or not self.memory.reusable(r, changes, same, live)]
         rendered = render_pages(env, tuple(stale), plan.config, plan.catalog, globals_)
         outputs = {name: page.data for name, page in rendered.items()}
         outputs.update({ASSETS + name: data for name, data in plan.static.items()})
@@ -244,7 +250,7 @@ class Builder:
         if not fresh and plan.changes == frozenset() and known is not None \
                 and self.tree.digests().get(SEARCH_FILE) == known:
             return {SEARCH_FILE}
-        outputs[SEARCH_FILE] = encode_json(search_index(plan.catalog))
+        outputs[SEARCH_FILE] = encode_search_index(plan.catalog, self.search)
         return set()
 
     def _remember(self, plan: Plan, site: object, templates: dict[str, object],

@@ -160,11 +160,15 @@ class RenderMemory:
                  if versions.get(n) != self.versions.get(n)}
         return changes | moved if moved else changes
 
-    def reusable(self, route: Route, changes: frozenset[Lookup] | None,
-                 templates: Mapping[str, object], live: Mapping[str, bytes | None]) -> bool:
+    def same_templates(self, templates: Mapping[str, object]) -> set[str]:
+        """Template names whose sources (with everything they extend or import) are unchanged."""
+        return {name for name, sources in templates.items() if self.templates.get(name) == sources}
+
+    def reusable(self, route: Route, changes: frozenset[Lookup] | None, same_templates: set[str],
+                 live: Mapping[str, bytes | None]) -> bool:
         """True when rendering ``route`` again would give the bytes the output already has."""
         name = str(route.output)
         memo = self.pages.get(name)
-        return (memo is not None and memo.route == route
-                and self.templates.get(route.template) == templates[route.template]
+        return (memo is not None and route.template in same_templates
+                and (memo.route is route or memo.route == route)
                 and not is_stale(memo.lookups, changes) and live.get(name) == memo.digest)

@@ -108,6 +108,9 @@ class OutputTree:
         except OSError as exc:
             self.live = self.spare = None
             raise OutputError(f"cannot write {exc.filename or self.output}: {exc.strerror}") from exc
+        except BaseException:  # interrupted half-way: what the spare holds is no longer known
+            self.live = self.spare = None
+            raise
 
     def remove_spare(self) -> None:
         """Delete the spare folder (at the end of a watch session)."""

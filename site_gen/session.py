@@ -18,7 +18,7 @@ from pathlib import Path, PurePath
 
 from .build import Builder, BuildResult, resolve_theme
 from .config import Config
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, Severity, error
 from .serve import LiveState
 from .watch import ChangeKind, ChangeQueue, Layout, Watcher, describe
 
@@ -101,7 +101,7 @@ class WatchSession:
     def rebuild(self, changes: dict[str, ChangeKind]) -> Rebuild:
         """One build from a batch; reports it and tells the preview."""
         started = time.perf_counter()
-        result = self.builder.build(strict=self.strict, changed=set(changes))
+        result = self._build(changes)
         done = Rebuild(changes, result, time.perf_counter() - started)
         self.history.append(done)
         self._report(done)
@@ -127,6 +127,16 @@ class WatchSession:
             gc.unfreeze()
             gc.collect()
         gc.freeze()
+
+    def _build(self, changes: dict[str, ChangeKind]) -> BuildResult:
+        """A build; a bug in site-gen is reported like a problem, and the session goes on."""
+        try:
+            return self.builder.build(strict=self.strict, changed=set(changes))
+        except Exception as exc:  # noqa: BLE001 - the preview must outlive any one build
+            self.builder.forget()
+            message = (f"internal error, please report it: {type(exc).__name__}: {exc} "
+                       "(the next change will build from scratch)")
+            return BuildResult((error("site-gen", 0, message),))
 
     def _announce(self, result: BuildResult) -> None:
         if self.live is None:

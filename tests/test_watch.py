@@ -237,3 +237,19 @@ def test_rebuild_line_says_what_changed_and_how_much_was_done(session: WatchSess
     line = rebuild_line(session.history[-1], session.builder.project)
     assert line.startswith("rebuilt in ") and " ms: content/pages/about.md changed; " in line
     assert "1 page re-rendered" in line and "file" in line
+
+
+def test_a_bug_in_a_build_does_not_end_the_session(session: WatchSession, monkeypatch) -> None:
+    import site_gen.build as build_module
+    real = build_module.build_catalog
+    monkeypatch.setattr(build_module, "build_catalog", lambda *a: 1 / 0)
+    dump = session.builder.project / "content/dumps/a.txt"
+    dump.write_text(listing_dump("Ann Lee", [(2022, "After The Crash We Rebuild", abstract("x"),
+                                              ["cs.LG"])]))
+    assert wait_for(lambda: len(session.history) == 2)
+    assert not session.history[-1].result.ok
+    assert "internal error, please report it: ZeroDivisionError" in session.lines[-1]
+    monkeypatch.setattr(build_module, "build_catalog", real)
+    dump.touch()
+    page = session.builder.output / "papers/after-the-crash-we-rebuild/index.html"
+    assert wait_for(page.is_file)
