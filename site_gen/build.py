@@ -10,15 +10,14 @@ build's.
 from __future__ import annotations
 
 import fnmatch
-import os
-from collections.abc import Collection
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field, replace
 from importlib.resources import files as package_files
 from pathlib import Path
 
 import jinja2
 
-from .cache import Cached, FileCache, Lookup, PageMemo, RenderMemory, intern_catalog
+from .cache import FileCache, Lookup, PageMemo, RenderMemory, intern_catalog
 from .catalog import build_catalog
 from .config import CONFIG_FILE, Config, load_config
 from .curation import CURATION_FILE, load_curation
@@ -27,9 +26,16 @@ from .model import Catalog, Dump
 from .output import OutputError, OutputTree, StaleOutput, WriteResult, digest
 from .pages import Page, read_pages
 from .readers import read_dump
-from .render import (ASSETS, Rendered, Theme, asset_versions, make_environment, render_pages,
-                     template_sources)
 from .related import RelatedMemo
+from .render import (
+    ASSETS,
+    Rendered,
+    Theme,
+    asset_versions,
+    make_environment,
+    render_pages,
+    template_sources,
+)
 from .routes import Route, plan_routes
 from .search import SEARCH_FILE, SearchMemo, encode_search_index
 
@@ -164,8 +170,7 @@ class Builder:
             return self._render_and_write(plan, diagnostics, reread)
         except StaleOutput:  # the output was replaced behind our back: start afresh
             self.memory = RenderMemory()
-            return self._render_and_write(Plan(**{**_fields(plan), "changes": None}),
-                                          diagnostics, reread)
+            return self._render_and_write(replace(plan, changes=None), diagnostics, reread)
         except jinja2.TemplateError as exc:
             return BuildResult(tuple(diagnostics + [_template_diagnostic(exc, self.project)]),
                                catalog=catalog, reread=reread)
@@ -253,7 +258,7 @@ class Builder:
         outputs[SEARCH_FILE] = encode_search_index(plan.catalog, self.search)
         return set()
 
-    def _remember(self, plan: Plan, site: object, templates: dict[str, object],
+    def _remember(self, plan: Plan, site: object, templates: Mapping[str, object],
                   rendered: dict[str, Rendered], versions: dict[str, str]) -> None:
         """What the site on disk is now made of, for the next build to compare with."""
         pages = {}
@@ -273,16 +278,13 @@ class Builder:
         if self._env is None or self._env[:2] != (theme, theme_templates):
             self._env = (theme, theme_templates, make_environment(theme, theme_templates))
         env = self._env[2]
-        env.cache.clear() if env.cache is not None else None
+        if env.cache is not None:
+            env.cache.clear()
         return env
 
     def close(self) -> None:
         """Remove the spare output folder a watch session kept (see output.py)."""
         self.tree.remove_spare()
-
-
-def _fields(plan: Plan) -> dict[str, object]:
-    return {name: getattr(plan, name) for name in Plan.__slots__}  # type: ignore[attr-defined]
 
 
 def _template_diagnostic(exc: jinja2.TemplateError, project: Path) -> Diagnostic:

@@ -144,9 +144,9 @@ class RenderMemory:
 
     catalog: Catalog | None = None
     site: object = None
-    templates: dict[str, object] = field(default_factory=dict)
+    templates: Mapping[str, object] = field(default_factory=dict)
     pages: dict[str, PageMemo] = field(default_factory=dict)
-    files: dict[str, object] = field(default_factory=dict)
+    files: Mapping[str, object] = field(default_factory=dict)
     """Inputs of the files beside the pages (search index, ...), by output name."""
     versions: dict[str, str] = field(default_factory=dict)
     """Static files' version hashes, which pages put in asset URLs."""

@@ -122,7 +122,8 @@ class OutputTree:
     def _write(self, files: Mapping[str, bytes], keep: Collection[str]) -> WriteResult:
         staging, _ = staging_paths(self.output)
         existed = self.output.exists()
-        live = self.live if self.trusted() else _unknown(_list_files(self.output))
+        live = self.live if self.trusted() and self.live is not None else _unknown(
+            _list_files(self.output))
         target: Manifest = {name: live[name] for name in keep}
         target.update((name, digest(data)) for name, data in files.items())
         spare, spare_dirs = ((self.spare, set()) if self.spare is not None

@@ -239,5 +239,14 @@ def _tidy(html: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-__all__ = ["Markup", "Rendered", "Theme", "TrackedCatalog", "make_environment", "render_pages",
-           "render_routes", "asset_versions", "target_of"]
+__all__ = [
+    "Markup",
+    "Rendered",
+    "Theme",
+    "TrackedCatalog",
+    "asset_versions",
+    "make_environment",
+    "render_pages",
+    "render_routes",
+    "target_of",
+]

@@ -18,6 +18,7 @@ from .pages import Page
 from .related import Related, RelatedMemo, newest_first
 from .urls import author_url, output_path, paper_url, subject_url
 
+
 @dataclass(frozen=True, slots=True)
 class Route:
     """One output HTML file: its URL, where it is written, and what its template is given."""

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
-import socket
 import mimetypes
 import os
 import posixpath
+import secrets
+import socket
 import threading
 from collections import deque
 from collections.abc import Sequence
@@ -124,8 +124,8 @@ class PreviewServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         """Where the site is, for the terminal."""
-        host, port = self.server_address[:2]
-        shown = f"[{host}]" if ":" in str(host) else host
+        host, port = str(self.server_address[0]), self.server_address[1]
+        shown = f"[{host}]" if ":" in host else host
         return f"http://{shown}:{port}{self.live.current.base_path}"
 
     def server_close(self) -> None:
@@ -235,7 +235,7 @@ def event_bytes(state: SiteState, changed: tuple[str, ...] | None, session: str)
     """One SSE message: the build's generation, changed files (null: all) and problems key."""
     data = {"generation": state.generation, "changed": changed, "problems": state.problems,
             "session": session}
-    return f"data: {json.dumps(data, separators=(',', ':'))}\n\n".encode("utf-8")
+    return f"data: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
 
 
 def safe_name(rest: str) -> str | None:
@@ -283,9 +283,10 @@ def inject(html: bytes, state: SiteState, page: str, up: str, session: str = "")
 
     ``up`` leads from the page's folder to the base path ("../../", or the base itself).
     """
-    parts = [f'<script src="{escape(up)}{SCRIPT}" data-page="{escape(page)}" '
-             f'data-generation="{state.generation}" data-problems="{state.problems}" '
-             f'data-session="{escape(session)}" data-events="{escape(up)}{EVENTS}" defer></script>']
+    script = (f'<script src="{escape(up)}{SCRIPT}" data-page="{escape(page)}" '
+              f'data-generation="{state.generation}" data-problems="{state.problems}" '
+              f'data-session="{escape(session)}" data-events="{escape(up)}{EVENTS}" defer></script>')
+    parts = [script]
     if state.diagnostics:
         parts.insert(0, overlay(state.diagnostics))
     snippet = "\n".join(parts).encode("utf-8")

@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from conftest import abstract, build, coauthor_dump, listing_dump, read_tree
+
 from site_gen.build import Builder, BuildResult
 from site_gen.output import MARKER
 

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import read_tree
 
 import site_gen.output as output_module
-from conftest import read_tree
 from site_gen.output import MARKER, MARKER_TEXT, OutputTree, StaleOutput, staging_paths
 
 V1 = {"index.html": b"home 1", "papers/a/index.html": b"paper a", "papers/b/index.html": b"b 1",

@@ -10,8 +10,8 @@ import time
 from pathlib import Path, PurePath
 
 import pytest
-
 from conftest import abstract, listing_dump
+
 from site_gen.build import Builder
 from site_gen.session import WatchSession, rebuild_line
 from site_gen.watch import ChangeKind, ChangeQueue, Debouncer, Layout, Watcher, classify, describe
@@ -199,8 +199,8 @@ def test_atomic_rename_save_is_seen(session: WatchSession) -> None:
                                               abstract("rename"), ["cs.LG"])]))
     os.replace(temp, dump)
     page = session.builder.output / "papers/saved-through-a-rename-works/index.html"
-    assert wait_for(page.is_file, seconds=5)
-    assert len(session.history) == 2
+    assert wait_for(lambda: len(session.history) == 2, seconds=5)  # reported after the write
+    assert page.is_file()
     assert "content/dumps/a.txt changed" in session.lines[-1]
 
 
@@ -233,7 +233,8 @@ def test_rebuild_line_says_what_changed_and_how_much_was_done(session: WatchSess
     page = session.builder.project / "content/pages/about.md"
     page.parent.mkdir(exist_ok=True)
     page.write_text("---\ntitle: About\nnav: false\n---\nHello.\n")
-    assert wait_for(lambda: (session.builder.output / "about/index.html").is_file())
+    assert wait_for(lambda: len(session.history) == 2)
+    assert (session.builder.output / "about/index.html").is_file()
     line = rebuild_line(session.history[-1], session.builder.project)
     assert line.startswith("rebuilt in ") and " ms: content/pages/about.md changed; " in line
     assert "1 page re-rendered" in line and "file" in line
