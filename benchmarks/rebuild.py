@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Rebuild latency after a one-dump edit, next to the full build, on a generated corpus.
+
+    python3 benchmarks/rebuild.py [--papers 10000] [--seed 1] [--runs 3] [--work DIR]
+
+1. Generates the corpus with ``benchmarks/gen_corpus.py`` (kept in DIR between runs).
+2. Full build: ``site-gen build`` in a fresh process into an empty output folder.
+3. Watch mode: a WatchSession (the loop behind ``site-gen serve`` and ``build --watch``) with
+   a real watchdog observer. Each run edits one word of one abstract in one dump (the next
+   run puts it back) and measures (a) from the write of the dump to the moment the rebuilt
+   site is on disk (the swap of the output folder, which makes every changed file visible at
+   once), debounce included, and the build alone as the rebuild line reports it.
+4. (b) ``site-gen build`` run again in a fresh process after the same kind of edit.
+
+Prints the median of ``--runs`` runs of each and the ratio to the full build. Timings are
+wall-clock on whatever else the machine is doing; run it on a quiet machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(REPO))
+
+from site_gen.build import Builder
+from site_gen.session import WatchSession, rebuild_line
+
+EDIT_MARK = "-edited"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, default=10_000)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--runs", type=int, default=3, help="runs of each measurement (>= 3)")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="where the corpus and outputs go (default: benchmarks/out/rebuild-N)")
+    args = parser.parse_args(argv)
+    work = args.work or HERE / "out" / f"rebuild-{args.papers}-{args.seed}"
+    project = make_corpus(work, args.papers, args.seed)
+    runs = max(3, args.runs)
+    full = [time_full_build(project, work / f"clean{i}") for i in range(runs)]
+    print(f"full build (site-gen build, empty output): {fmt(full)}", flush=True)
+    latency, build_only = time_watch_rebuilds(project, runs)
+    again = [time_build_again(project) for _ in range(runs)]
+    report(args.papers, full, latency, build_only, again)
+    return 0
+
+
+def make_corpus(work: Path, papers: int, seed: int) -> Path:
+    """The generated project folder (made once, reused while its dumps are there)."""
+    if not (work / "content" / "dumps").is_dir():
+        work.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(HERE / "gen_corpus.py"), str(papers), "--seed",
+                        str(seed), "--out", str(work), "--no-hugo", "--force"], check=True)
+    return work
+
+
+def site_gen(*args: str) -> float:
+    """Run the site-gen command in a fresh process; its wall time in seconds."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "site_gen", *args], check=True, cwd=REPO,
+                   stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(REPO)})
+    return time.perf_counter() - started
+
+
+def time_full_build(project: Path, output: Path) -> float:
+    """A clean build into an empty folder (the folder is removed outside the timing)."""
+    discard(output)
+    seconds = site_gen("build", "--project", str(project), "--output", str(output))
+    discard(output)
+    return seconds
+
+
+def discard(folder: Path) -> None:
+    for path in (folder, folder.with_name(f".{folder.name}.staging")):
+        if path.exists():
+            shutil.rmtree(path)
+
+
+def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[float]]:
+    """(write-to-disk latency, build time) of watch-mode rebuilds after one-dump edits."""
+    builder = Builder(project, project / "_watch", keep_spare=True)
+    discard(builder.output)
+    swapped: dict[int, float] = {}  # build number -> when its site was on disk
+    session = WatchSession(builder, say=lambda line: None, warn=print)
+    write = builder.tree.write
+
+    def timed_write(*args, **kwargs):
+        result = write(*args, **kwargs)
+        swapped[len(session.history)] = time.perf_counter()
+        return result
+
+    builder.tree.write = timed_write  # type: ignore[method-assign]
+    session.start()
+    session.rebuild({})  # the first rebuild also fills the spare folder; not a one-dump edit
+    thread = threading.Thread(target=session.run, daemon=True)
+    thread.start()
+    latency, build_only = [], []
+    try:
+        for run in range(runs):
+            time.sleep(0.5)  # let the tree settle: nothing pending before the edit
+            started = time.perf_counter()
+            edit_one_dump(project, undo=run % 2 == 1)
+            number = wait_for_rebuild(session, str(first_dump(project)), len(session.history))
+            latency.append(swapped[number] - started)
+            build_only.append(session.history[number].seconds)
+            print("  watch " + rebuild_line(session.history[number], project)
+                  + f"; on disk {latency[-1] * 1000:.0f} ms after the write", flush=True)
+    finally:
+        session.close()
+        thread.join(timeout=10)
+        if EDIT_MARK in first_dump(project).read_text(encoding="utf-8"):
+            edit_one_dump(project, undo=True)
+        discard(builder.output)
+    return latency, build_only
+
+
+def wait_for_rebuild(session: WatchSession, path: str, start: int, seconds: float = 120) -> int:
+    """The number of the first build from ``start`` on that saw ``path`` change."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for number in range(start, len(session.history)):
+            if any(os.path.samefile(p, path) for p in session.history[number].changes
+                   if os.path.exists(p)):
+                return number
+        time.sleep(0.005)
+    raise TimeoutError("no rebuild after the edit")
+
+
+def time_build_again(project: Path) -> float:
+    """``site-gen build`` after a one-dump edit, into the output of the previous build."""
+    output = project / "_again"
+    if not output.exists():
+        site_gen("build", "--project", str(project), "--output", str(output))
+    edit_one_dump(project, undo=EDIT_MARK in first_dump(project).read_text(encoding="utf-8"))
+    seconds = site_gen("build", "--project", str(project), "--output", str(output))
+    print(f"  site-gen build again: {seconds:.2f} s", flush=True)
+    return seconds
+
+
+def first_dump(project: Path) -> Path:
+    return min((project / "content" / "dumps").glob("000_*.txt"))
+
+
+def edit_one_dump(project: Path, undo: bool = False) -> None:
+    """Change (or change back) the first word of the first abstract of the first dump."""
+    path = first_dump(project)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines) if len(line) > 300)
+    first, _, rest = lines[at].partition(" ")
+    if undo:
+        first = first.removesuffix(EDIT_MARK)
+    elif not first.endswith(EDIT_MARK):
+        first += EDIT_MARK
+    lines[at] = f"{first} {rest}"
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def fmt(values: list[float]) -> str:
+    return f"median {statistics.median(values):.2f} s (runs: {', '.join(f'{v:.2f}' for v in values)})"
+
+
+def report(papers: int, full: list[float], latency: list[float], build_only: list[float],
+           again: list[float]) -> None:
+    base = statistics.median(full)
+    rows = [("full build, empty output (site-gen build)", full),
+            ("(a) watch rebuild, dump write -> site on disk", latency),
+            ("    of which the build itself", build_only),
+            ("(b) site-gen build again, after the edit", again)]
+    print(f"\nRebuild after a one-dump edit, {papers:,} papers (median of {len(full)} runs)\n")
+    print(f"| {'measurement':<46} | {'median':>9} | {'of full build':>13} |")
+    print(f"| {'-' * 46} | {'-' * 8}: | {'-' * 12}: |")
+    for name, values in rows:
+        median = statistics.median(values)
+        print(f"| {name:<46} | {median * 1000:>6.0f} ms | {median / base * 100:>12.1f}% |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
