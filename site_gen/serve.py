@@ -159,7 +159,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
             return self._not_found(state, "", base, send_body)
         rest = path[len(base):]
         if rest == EVENTS:
-            return self._events()
+            return self._events(send_body)
         if rest == SCRIPT:
             return self._send(HTTPStatus.OK, "text/javascript; charset=utf-8", LIVE_SCRIPT, send_body)
         self._serve_file(state, path, rest, send_body)
@@ -204,7 +204,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
         if send_body:
             self.wfile.write(data)
 
-    def _events(self) -> None:
+    def _events(self, send_body: bool) -> None:
         """Server-sent events: one per build after the page's own generation, pings between."""
         query = parse_qs(urlsplit(self.path).query)
         try:
@@ -217,6 +217,8 @@ class PreviewHandler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         self.send_header("Connection", "close")
         self.end_headers()
+        if not send_body:
+            return
         live = self.server.live
         try:
             while not live.closed:

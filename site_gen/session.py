@@ -130,6 +130,7 @@ class WatchSession:
 
     def _build(self, changes: dict[str, ChangeKind]) -> BuildResult:
         """A build; a bug in site-gen is reported like a problem, and the session goes on."""
+        gc.disable()  # see _settle_memory; a build makes little cyclic garbage
         try:
             return self.builder.build(strict=self.strict, changed=set(changes))
         except Exception as exc:  # noqa: BLE001 - the preview must outlive any one build
@@ -137,6 +138,8 @@ class WatchSession:
             message = (f"internal error, please report it: {type(exc).__name__}: {exc} "
                        "(the next change will build from scratch)")
             return BuildResult((error("site-gen", 0, message),))
+        finally:
+            gc.enable()
 
     def _announce(self, result: BuildResult) -> None:
         if self.live is None:

@@ -254,3 +254,25 @@ def test_a_bug_in_a_build_does_not_end_the_session(session: WatchSession, monkey
     dump.touch()
     page = session.builder.output / "papers/after-the-crash-we-rebuild/index.html"
     assert wait_for(page.is_file)
+
+
+def test_changes_during_a_build_make_up_the_next_build(session: WatchSession, monkeypatch) -> None:
+    project = session.builder.project
+    real_build = session.builder.build
+    started = threading.Event()
+
+    def slow_build(*args, **kwargs):
+        started.set()
+        time.sleep(0.6)  # a long build, during which the user saves another file
+        return real_build(*args, **kwargs)
+
+    monkeypatch.setattr(session.builder, "build", slow_build)
+    (project / "content/dumps/b.txt").write_text(listing_dump("Bo Wu", [
+        (2023, "Saved Before The Build Began", abstract("before"), ["cs.DC"])]))
+    assert started.wait(timeout=5)
+    (project / "content/dumps/c.txt").write_text(listing_dump("Cy Tan", [
+        (2023, "Saved While The Build Ran", abstract("during"), ["cs.DC"])]))
+    assert wait_for(lambda: len(session.history) == 3, seconds=10)
+    assert [sorted(Path(p).name for p in r.changes) for r in session.history[1:]] == [
+        ["b.txt"], ["c.txt"]]
+    assert (session.builder.output / "papers/saved-while-the-build-ran/index.html").is_file()
