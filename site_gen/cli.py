@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 the input or output has problems (diagnostics printed),
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import threading
 import time
@@ -113,6 +114,7 @@ def _run_watch(args: argparse.Namespace) -> int:
 
     session = WatchSession(Builder(args.project, args.output, keep_spare=True), poll=args.poll,
                            strict=args.strict, say=_quiet if args.quiet else _say)
+    _stop_on_sigterm()
     try:
         session.start()
         print("site-gen: watching for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
@@ -138,6 +140,7 @@ def _run_serve(args: argparse.Namespace) -> int:
               "choose another --port", file=sys.stderr)
         return 1
     session = WatchSession(builder, live, poll=args.poll, say=_quiet if args.quiet else _say)
+    _stop_on_sigterm()
     thread = threading.Thread(target=server.serve_forever, name="site-gen-preview", daemon=True)
     try:
         session.start()
@@ -151,6 +154,13 @@ def _run_serve(args: argparse.Namespace) -> int:
         server.server_close()
         session.close()
     return 0
+
+
+def _stop_on_sigterm() -> None:
+    """``kill`` (SIGTERM) ends a session like Ctrl-C: cleanly, leaving no spare folder."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def _say(line: str) -> None:

@@ -170,7 +170,7 @@ def rebuild_line(done: Rebuild, project: Path) -> str:
     if not result.ok:
         errors = sum(d.severity is Severity.ERROR for d in result.diagnostics)
         return (f"build failed in {ms}: {what}; {_count(errors, 'error')}, "
-                "still serving the last good site")
+                "keeping the last good site")
     assert result.written is not None
     parts = [f"{_count(result.rendered, 'page')} re-rendered",
              f"{_count(len(result.written.changed), 'file')} changed"]
