@@ -22,7 +22,7 @@ from .pages import read_pages
 from .readers import read_dumps
 from .render import ASSETS, Theme, asset_versions, make_environment, render_routes
 from .routes import plan_routes
-from .search import SEARCH_FILE, encode_json, search_index
+from .search import search_outputs
 
 CONTENT_DIR = "content"
 DUMPS_DIR = "dumps"
@@ -137,7 +137,7 @@ class Builder:
         except jinja2.TemplateError as exc:
             return None, _sorted(diagnostics) + [_template_diagnostic(exc, self.project)], catalog
         outputs.update({ASSETS + name: data for name, data in static.items()})
-        outputs[SEARCH_FILE] = encode_json(search_index(catalog))
+        outputs.update(search_outputs(catalog))
         return outputs, _sorted(diagnostics), catalog
 
 
