@@ -205,6 +205,7 @@ def serve_directory(path: str | os.PathLike[str], url_prefix: str = "/") -> Iter
     prefix = _normalize_prefix(url_prefix)
 
     class Handler(SimpleHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as static hosts serve
         extensions_map: ClassVar[dict[str, str]] = {
             **SimpleHTTPRequestHandler.extensions_map,
             **_MIME_TYPES,

@@ -135,9 +135,10 @@
     return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
   }
   // True when term is within one typo of the word, or starts with something that is and
-  // ends in the word's last letter (so "model" does not drift to "modern").
+  // ends in the word's last letter (so "model" does not drift to "modern"). A word being
+  // typed never matches its own beginning ("rollm" is not a typo for "roll").
   function fuzzyMatch(word, term) {
-    if (term.lastIndexOf(word, 0) === 0) return false;
+    if (term.lastIndexOf(word, 0) === 0 || word.lastIndexOf(term, 0) === 0) return false;
     if (term.length <= word.length + 1) return oneEdit(word, term);
     var last = word.charAt(word.length - 1);
     for (var n = word.length - 1; n <= word.length + 1; n++) {
@@ -430,7 +431,16 @@
     subjectSelect.value = params.get("subject") || "";
     yearSelect.value = params.get("year") || "";
   }
+  // Typing only replaces the URL once the reader pauses (the History API is slow, and
+  // browsers throttle it); a filter change or Enter adds a history entry at once.
+  var urlTimer = 0;
+  function writeUrlSoon() {
+    window.clearTimeout(urlTimer);
+    urlTimer = window.setTimeout(function () { writeUrl(false); }, 300);
+  }
   function writeUrl(push) {
+    window.clearTimeout(urlTimer);
+    urlTimer = 0;
     var url = new URL(window.location.href), now = settings();
     [["q", now.query], ["subject", now.subject], ["year", now.year]].forEach(function (pair) {
       if (pair[1]) url.searchParams.set(pair[0], pair[1]); else url.searchParams.delete(pair[0]);
@@ -471,7 +481,12 @@
       if (links[first]) links[first].focus();
     }, fail);
   });
-  input.addEventListener("input", function () { run(); writeUrl(false); });
+  input.addEventListener("input", function () { run(); writeUrlSoon(); });
+  // Leaving for a result: the URL must hold the query first, so that Back returns to it.
+  function flushUrl() { if (urlTimer) writeUrl(false); }
+  list.addEventListener("click", flushUrl, true);
+  list.addEventListener("keydown", function (event) { if (event.key === "Enter") flushUrl(); }, true);
+  window.addEventListener("pagehide", flushUrl);
   [subjectSelect, yearSelect].forEach(function (select) {
     select.addEventListener("change", function () { run(); writeUrl(true); });
   });
