@@ -26,7 +26,7 @@ from conftest import CHROMIUM_ARGS, CHROMIUM_PATH, serve_directory  # noqa: E402
 
 WIDTHS = (390, 1280)
 SCHEMES = ("light", "dark")
-MAX_HEIGHT = 2600
+MAX_HEIGHT = 1800
 """Long pages are cut at this many CSS pixels: the top of a page is what a reader judges."""
 
 PAGES = {
@@ -34,6 +34,7 @@ PAGES = {
     "papers": "papers/",
     "paper": "papers/rola-rotary-positioned-low-rank-linear-attention-for-efficient-diffusion/",
     "paper-coauthors": "papers/part-i-tricks-or-traps-a-deep-dive-into-rl-for-llm-reasoning/",
+    "paper-links": "papers/pcomoe-shifting-moe-inference-from-monolithic-expert-selection-to-fine-grained/",
     "author": "authors/jiamang-wang/",
     "coauthor": "authors/zihe-liu/",
     "subjects": "subjects/",
