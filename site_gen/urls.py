@@ -6,7 +6,6 @@ directory URLs end in "/" and are written as ``<url>index.html``.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from pathlib import PurePosixPath
 
@@ -39,14 +38,15 @@ def output_path(url: str) -> PurePosixPath:
 
 
 def relative_url(target: str, current: str) -> str:
-    """A link from the page at ``current`` to ``target`` that works at any base path."""
-    here = current if current.endswith("/") or current == "" else posixpath.dirname(current) + "/"
-    if here in ("", "/"):
-        return target or "./"
-    rel = posixpath.relpath(target or ".", here.rstrip("/"))
-    if target.endswith("/") or target == "":
-        rel = rel.rstrip("/") + "/"
-    return "./" if rel == "./" or rel == "." else rel.removeprefix("./")
+    """A link from the page at ``current`` to ``target`` that works at any base path.
+
+    Every page lives in a folder (``papers/x/`` -> ``papers/x/index.html``) or at the root
+    (``404.html``), so climbing one ``../`` per folder of ``current`` reaches the site root.
+    """
+    if target == current and current.endswith("/"):
+        return "./"
+    depth = current.count("/")
+    return ("../" * depth + target) or "./"
 
 
 def absolute_url(target: str, site_url: str) -> str:
