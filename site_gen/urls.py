@@ -2,6 +2,12 @@
 
 URLs here are site-relative without a leading slash ("papers/rola/", "" for the home page);
 directory URLs end in "/" and are written as ``<url>index.html``.
+
+Files beside the pages (docs/deployment.md and docs/data-exports.md list them)::
+
+    feed.xml  sitemap.xml  robots.txt  papers.json  authors.json  search.json
+    papers/<id>/cite.bib  papers/<id>/cite.ris  papers/<id>/cite.csl.json
+    authors/<id>/papers.bib  authors/<id>/feed.xml  subjects/<code>/feed.xml
 """
 
 from __future__ import annotations
@@ -23,6 +29,34 @@ def author_url(author_id: str) -> str:
 
 def subject_url(code: str) -> str:
     return f"subjects/{code}/"
+
+
+SITE_FEED = "feed.xml"
+SITEMAP = "sitemap.xml"
+ROBOTS = "robots.txt"
+PAPERS_EXPORT = "papers.json"
+AUTHORS_EXPORT = "authors.json"
+NOT_FOUND = "404.html"
+CITATION_FILES = {"bib": "cite.bib", "ris": "cite.ris", "csl": "cite.csl.json"}
+"""Citation formats of a paper -> file name inside the paper's folder."""
+
+
+def citation_url(paper_id: str, fmt: str) -> str:
+    """A paper's citation file: ``fmt`` is "bib", "ris" or "csl"."""
+    return paper_url(paper_id) + CITATION_FILES[fmt]
+
+
+def author_bibtex_url(author_id: str) -> str:
+    """One BibTeX file holding every paper of an author."""
+    return author_url(author_id) + "papers.bib"
+
+
+def author_feed_url(author_id: str) -> str:
+    return author_url(author_id) + "feed.xml"
+
+
+def subject_feed_url(code: str) -> str:
+    return subject_url(code) + "feed.xml"
 
 
 def check_url(url: str) -> str:
