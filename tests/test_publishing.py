@@ -339,3 +339,12 @@ def test_builds_are_byte_identical(make_project, tmp_path: Path) -> None:
     project = make_project(hostile_files())
     assert build(project, tmp_path / "one").ok and build(project, tmp_path / "two").ok
     assert read_tree(tmp_path / "one") == read_tree(tmp_path / "two")
+
+
+def test_lone_surrogate_in_yaml_is_a_diagnostic_not_a_crash(make_project) -> None:
+    files = hostile_files()
+    files["content/curation.yaml"] = 'papers:\n  - match: {title: "Tail"}\n    title: "half \\ud800 pair"\n'
+    result = build(make_project(files))
+    assert not result.ok
+    errors = [str(d) for d in result.diagnostics if d.severity.name == "ERROR"]
+    assert [e[:30] for e in errors] == ["content/curation.yaml:3: inval"]
