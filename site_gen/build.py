@@ -123,15 +123,14 @@ class Builder:
             return None, [error(str(content), 0, "no content folder; run site-gen in a project "
                                                  "folder that holds content/dumps/")], None
         config, diagnostics = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
-        config, found = with_site_url(config, self.site_url, "--site-url")
-        diagnostics += found
-        build_time, found = source_date(self.environ)
-        diagnostics += found
+        config, overridden = with_site_url(config, self.site_url, "--site-url")
+        build_time, dated = source_date(self.environ)
+        diagnostics += overridden + dated
         files = dump_files(content)
         if not files:
             diagnostics.append(error(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found"))
-        dumps, found = read_dumps(files)
-        diagnostics += found
+        dumps, read_found = read_dumps(files)
+        diagnostics += read_found
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
         diagnostics += found
         catalog, found = build_catalog(dumps, curation)

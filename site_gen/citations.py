@@ -20,8 +20,8 @@ from .subjects import subject_name
 from .text import plain_text, slugify
 from .urls import absolute_url, author_bibtex_url, citation_url, paper_url
 
-_PARTICLES = frozenset("da de del della der di du dos la le van von den ter ten zu".split())
-_STOP_WORDS = frozenset("a an the on of for in to and with towards toward via".split())
+_PARTICLES = frozenset(["da", "de", "del", "della", "der", "di", "du", "dos", "la", "le", "van", "von", "den", "ter", "ten", "zu"])
+_STOP_WORDS = frozenset(["a", "an", "the", "on", "of", "for", "in", "to", "and", "with", "towards", "toward", "via"])
 _ARXIV_PATH = re.compile(
     r"/(?:abs|pdf)/((?:\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7}))(v\d+)?(?:\.pdf)?/?")
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
@@ -162,7 +162,7 @@ def bibtex_escape(text: str) -> str:
 
 def bibtex_url(url: str) -> str:
     """A URL for BibTeX's verbatim ``url``/``doi`` fields: only brace-breaking characters encoded."""
-    return re.sub(r"[{}\\\s\"]", lambda m: "%{:02X}".format(ord(m.group(0))), clean_text(url))
+    return re.sub(r"[{}\\\s\"]", lambda m: f"%{ord(m.group(0)):02X}", clean_text(url))
 
 
 def _bibtex_title(title: str) -> str:

@@ -60,7 +60,7 @@ def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diag
             diagnostics.append(error(shown, line_of(data, key), f"{key} must be a {expected.__name__}"))
             continue
         values[key] = value.strip() if isinstance(value, str) else value
-    site_url, problem = checked_site_url(str(values.get("site_url", Config.site_url)))
+    site_url, problem = checked_site_url(str(values.get("site_url", Config().site_url)))
     if problem:
         diagnostics.append(error(shown, line_of(data, "site_url"), problem))
         values.pop("site_url", None)

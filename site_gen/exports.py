@@ -12,9 +12,18 @@ from .config import Config
 from .model import Author, Catalog, Paper
 from .search import encode_json
 from .text import plain_text
-from .urls import (AUTHORS_EXPORT, PAPERS_EXPORT, absolute_url, author_bibtex_url,
-                   author_feed_url, author_url, citation_url, paper_url, subject_feed_url,
-                   subject_url)
+from .urls import (
+    AUTHORS_EXPORT,
+    PAPERS_EXPORT,
+    absolute_url,
+    author_bibtex_url,
+    author_feed_url,
+    author_url,
+    citation_url,
+    paper_url,
+    subject_feed_url,
+    subject_url,
+)
 
 EXPORT_VERSION = 1
 

@@ -18,8 +18,15 @@ from .citations import clean_text
 from .config import Config
 from .model import Catalog, Paper
 from .text import plain_text
-from .urls import (SITE_FEED, absolute_url, author_feed_url, author_url, paper_url,
-                   subject_feed_url, subject_url)
+from .urls import (
+    SITE_FEED,
+    absolute_url,
+    author_feed_url,
+    author_url,
+    paper_url,
+    subject_feed_url,
+    subject_url,
+)
 
 ATOM = "http://www.w3.org/2005/Atom"
 FEED_LIMIT = 50

@@ -13,8 +13,15 @@ from .config import Config
 from .model import Author, Catalog, Paper, Subject
 from .subjects import subject_name
 from .text import plain_text
-from .urls import (AUTHORS_EXPORT, PAPERS_EXPORT, absolute_url, author_url, citation_url,
-                   paper_url, subject_url)
+from .urls import (
+    AUTHORS_EXPORT,
+    PAPERS_EXPORT,
+    absolute_url,
+    author_url,
+    citation_url,
+    paper_url,
+    subject_url,
+)
 
 DESCRIPTION_LIMIT = 300
 SCHEMA = "https://schema.org"

@@ -21,8 +21,18 @@ from .config import Config
 from .model import Author, Catalog, Paper, Subject
 from .routes import Route
 from .text import plain_text, render_abstract, render_title
-from .urls import (SITE_FEED, absolute_url, author_bibtex_url, author_feed_url, author_url,
-                   citation_url, paper_url, relative_url, subject_feed_url, subject_url)
+from .urls import (
+    SITE_FEED,
+    absolute_url,
+    author_bibtex_url,
+    author_feed_url,
+    author_url,
+    citation_url,
+    paper_url,
+    relative_url,
+    subject_feed_url,
+    subject_url,
+)
 
 ASSETS = "assets/"
 
@@ -126,4 +136,4 @@ def _tidy(html: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-__all__ = ["Markup", "Theme", "make_environment", "render_routes", "asset_versions", "target_of"]
+__all__ = ["Markup", "Theme", "asset_versions", "make_environment", "render_routes", "target_of"]

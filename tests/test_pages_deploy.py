@@ -20,8 +20,8 @@ from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 import pytest
 import yaml
-
 from conftest import REPO
+
 from site_gen.check import scan_html
 from site_gen.cli import main
 
@@ -35,7 +35,7 @@ def pages_handler(root: Path) -> type[BaseHTTPRequestHandler]:
     """Serves ``root`` at PREFIX like GitHub Pages: slash redirects, 404.html for anything missing."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the http.server API
+        def do_GET(self) -> None:
             path = unquote(urlsplit(self.path).path)
             if path == PREFIX.rstrip("/"):
                 return self._redirect(PREFIX)
@@ -209,5 +209,5 @@ def test_workflow_is_valid_yaml_with_what_pages_needs() -> None:
 
 def test_deployment_doc_shows_the_workflow_verbatim() -> None:
     doc = DEPLOYMENT_DOC.read_text()
-    blocks = re.findall(r"```yaml\n(.*?)```", doc, re.S)
+    blocks = re.findall(r"```yaml\n(.*?)```", doc, re.DOTALL)
     assert WORKFLOW.read_text() in blocks

@@ -17,9 +17,9 @@ import jsonschema
 import pytest
 import rispy
 import xmlschema
+from conftest import abstract, build, coauthor_dump, listing_dump, read_tree
 from pylatexenc.latex2text import LatexNodes2Text
 
-from conftest import abstract, build, coauthor_dump, listing_dump, read_tree
 from site_gen.text import plain_text
 
 DATA = Path(__file__).parent / "data"
@@ -251,7 +251,7 @@ def test_paper_page_shows_the_bibtex_and_links_every_format(hostile_site: Path) 
     page = next(p for p in paper_pages(hostile_site) if "tail-batching" in str(p))
     html = page.read_text(encoding="utf-8")
     bib = (page.parent / "cite.bib").read_text(encoding="utf-8")
-    shown = re.search(r'<pre class="cite-text" id="cite-bibtex"[^>]*><code>(.*?)</code></pre>', html, re.S)
+    shown = re.search(r'<pre class="cite-text" id="cite-bibtex"[^>]*><code>(.*?)</code></pre>', html, re.DOTALL)
     assert shown and shown.group(1).replace("&#39;", "'") == bib.replace("&", "&amp;").replace("<", "&lt;")
     for name in ("cite.bib", "cite.ris", "cite.csl.json"):
         assert f'href="{name}" download' in html

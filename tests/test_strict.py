@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import abstract, coauthor_dump, listing_dump
+
 from site_gen.cli import main
 
 DUMP = "content/dumps/a.txt"
@@ -32,12 +32,12 @@ CASES = {
                         rf"{DUMP}:9: warning: unknown arXiv subject 'cs.ZZ'"),
     "unmatched-curation": (project_files(CLEAN, 'papers:\n  - match: {title: "Nothing Like This"}\n'
                                                 "    year: 2020\n"),
-                           r"content/curation.yaml:2: warning: curation entry \(title: 'Nothing Like "
-                           r"This'\) matches no paper"),
+                           (r"content/curation.yaml:2: warning: curation entry \(title: 'Nothing Like "
+                           r"This'\) matches no paper")),
     "suspected-duplicate": (project_files(CLEAN, extra={"content/dumps/b.txt": coauthor_dump("Ann Lee", [
         ("Bo Wu, Ann Lee", LONG_ABSTRACT), ("Bo Wu, Ann Lee", LONG_ABSTRACT.replace("2.1x", "2.4x"))])}),
-                            r"content/dumps/b.txt:\d+: warning: suspected duplicate of "
-                            r"content/dumps/b.txt:3"),
+                            (r"content/dumps/b.txt:\d+: warning: suspected duplicate of "
+                            r"content/dumps/b.txt:3")),
 }
 
 
