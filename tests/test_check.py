@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import abstract, build, listing_dump
 from site_gen.check import check
 from site_gen.cli import main
 
@@ -112,3 +113,10 @@ def test_cli_exit_codes_and_format(site_copy: Path, capsys: pytest.CaptureFixtur
 def test_site_url_comes_from_the_flag_first(demo_site: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(demo_site), "--site-url", "https://example.org/other/"]) == 1
     assert "points outside the site's base path /other/" in capsys.readouterr().err
+
+
+def test_a_site_at_the_domain_root_is_clean(make_project) -> None:
+    project = make_project({"content/dumps/a.txt": listing_dump(
+        "Ann Lee", [(2024, "A Paper At The Root", abstract("roots"), ["cs.LG"])])})
+    assert build(project, strict=True).ok
+    assert problems(project / "_site", "https://example.org/") == []
