@@ -16,12 +16,23 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from . import __version__
+from . import __version__, metadata
 from .config import Config
 from .model import Author, Catalog, Paper, Subject
 from .routes import Route
 from .text import plain_text, render_abstract, render_title
-from .urls import absolute_url, author_url, paper_url, relative_url, subject_url
+from .urls import (
+    SITE_FEED,
+    absolute_url,
+    author_bibtex_url,
+    author_feed_url,
+    author_url,
+    citation_url,
+    paper_url,
+    relative_url,
+    subject_feed_url,
+    subject_url,
+)
 
 ASSETS = "assets/"
 
@@ -46,7 +57,19 @@ def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
     env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
                        title=render_title,
                        absolute=_absolute)
+    env.globals.update(_METADATA_GLOBALS)
     return env
+
+
+# URL rules and head metadata the templates may call (docs/theming.md lists them).
+_METADATA_GLOBALS: dict[str, Any] = {
+    "site_feed": SITE_FEED, "citation_url": citation_url, "author_bibtex_url": author_bibtex_url,
+    "author_feed_url": author_feed_url, "subject_feed_url": subject_feed_url,
+    "highwire_tags": metadata.highwire_tags, "open_graph_tags": metadata.open_graph_tags,
+    "twitter_tags": metadata.twitter_tags, "summary": metadata.summary,
+    "paper_jsonld": metadata.paper_jsonld, "author_jsonld": metadata.author_jsonld,
+    "collection_jsonld": metadata.collection_jsonld, "site_jsonld": metadata.site_jsonld,
+}
 
 
 def target_of(obj: object) -> str:
@@ -113,4 +136,4 @@ def _tidy(html: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-__all__ = ["Markup", "Theme", "make_environment", "render_routes", "asset_versions", "target_of"]
+__all__ = ["Markup", "Theme", "asset_versions", "make_environment", "render_routes", "target_of"]

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from .diagnostics import Diagnostic, error
 from .model import Author, Catalog, Paper, Subject
 from .pages import Page
-from .urls import author_url, output_path, paper_url, subject_url
+from .urls import author_feed_url, author_url, output_path, paper_url, subject_feed_url, subject_url
 
 RELATED_LIMIT = 5
 
@@ -53,7 +53,9 @@ def plan_routes(
     routes += [_paper_route(catalog, p, rank, ranked_subjects, by_rank) for p in catalog.papers]
     routes += [_author_route(catalog, a) for a in catalog.authors]
     routes += [_route(subject_url(s.code), "subject.html", subject=s,
-                      years=by_year(catalog.paper(i) for i in s.paper_ids)) for s in catalog.subjects]
+                      years=by_year(catalog.paper(i) for i in s.paper_ids),
+                      feeds=((f"{s.name}: new papers", subject_feed_url(s.code)),))
+               for s in catalog.subjects]
     routes += [_route(f"{p.slug}/", "page.html", page=p, source=p.source) for p in pages]
     return tuple(routes), _collisions(routes)
 
@@ -146,6 +148,7 @@ def _author_route(catalog: Catalog, author: Author) -> Route:
         subject_counts=tuple((catalog.subject(c), n) for c, n in
                              sorted(subjects.items(), key=lambda kv: (-kv[1], kv[0]))),
         year_counts=year_counts(papers), profiled_with=profiled_with,
+        feeds=((f"{author.name}: new papers", author_feed_url(author.id)),),
     )
 
 
