@@ -96,8 +96,10 @@ class Builder:
     """Builds one project folder into one output folder."""
 
     def __init__(self, project: Path, output: Path | None = None, site_url: str | None = None,
-                 environ: Mapping[str, str] | None = None) -> None:
+                 environ: Mapping[str, str] | None = None, jobs: int | None = None) -> None:
         self.project = project
+        self.jobs = jobs
+        """Rendering processes; None picks one per core for large sites (``--jobs``)."""
         self.output = output or project / DEFAULT_OUTPUT
         self.site_url = site_url
         """Overrides ``site_url`` from site.yaml (``--site-url``), e.g. with the Pages URL in CI."""
@@ -151,7 +153,7 @@ class Builder:
         try:
             outputs = render_routes(env, routes, config, catalog, {
                 "asset_versions": asset_versions(static), "bibtex": entries,
-                "nav_pages": tuple(p for p in pages if p.nav)})
+                "nav_pages": tuple(p for p in pages if p.nav)}, workers=self.jobs)
         except jinja2.TemplateError as exc:
             return None, _sorted(diagnostics) + [_template_diagnostic(exc, self.project)], catalog
         diagnostics += merge_outputs(outputs, {ASSETS + name: data for name, data in static.items()})

@@ -35,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     build = commands.add_parser("build", help="build the site in the project folder")
     _project_options(build)
+    build.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",
+                       help="render with N processes (default: one per core for large sites)")
     build.add_argument("--strict", action="store_true",
                        help="fail on warnings too (for CI)")
     _site_url_option(build, "use this site URL instead of site_url in site.yaml (e.g. the "
@@ -65,9 +67,17 @@ def _project_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--quiet", "-q", action="store_true", help="print only problems")
 
 
+def _positive(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
 def _run_build(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    builder = Builder(args.project, args.output, site_url=args.site_url)
+    builder = Builder(args.project, args.output, site_url=args.site_url, jobs=args.jobs)
     result = builder.build(strict=args.strict)
     print_diagnostics(result)
     if not result.ok:

@@ -75,14 +75,10 @@ def relative_url(target: str, current: str) -> str:
     """A link from the page at ``current`` to ``target`` that works at any base path.
 
     Pages live in folders (``papers/x/`` is ``papers/x/index.html``) or at the root
-    (``404.html``): climb out of the folders the two do not share, then walk down.
+    (``404.html``), so one ``../`` per folder of ``current`` reaches the site root. Links thus
+    depend on the page's depth alone, which lets the renderer share fragments between pages.
     """
-    here = current.split("/")[:-1]
-    there = target.split("/")
-    shared = 0
-    while shared < len(here) and shared < len(there) - 1 and here[shared] == there[shared]:
-        shared += 1
-    return ("../" * (len(here) - shared) + "/".join(there[shared:])) or "./"
+    return ("../" * current.count("/") + target) or "./"
 
 
 def absolute_url(target: str, site_url: str) -> str:

@@ -162,7 +162,7 @@ def test_author_and_index_pages_carry_person_and_catalog(hostile_site: Path) -> 
 def test_feed_links_in_heads(hostile_site: Path) -> None:
     head = read_head(hostile_site / "authors" / "ann-lee" / "index.html")
     feeds = [link["href"] for link in head.links if link.get("type") == "application/atom+xml"]
-    assert feeds == ["../../feed.xml", "feed.xml"]
+    assert feeds == ["../../feed.xml", "../../authors/ann-lee/feed.xml"]
     head = read_head(hostile_site / "404.html")
     assert [link["href"] for link in head.links if link.get("rel") == "alternate"] == ["/demo-repo/feed.xml"]
 
@@ -254,7 +254,7 @@ def test_paper_page_shows_the_bibtex_and_links_every_format(hostile_site: Path) 
     shown = re.search(r'<pre class="cite-text" id="cite-bibtex"[^>]*><code>(.*?)</code></pre>', html, re.DOTALL)
     assert shown and shown.group(1).replace("&#39;", "'") == bib.replace("&", "&amp;").replace("<", "&lt;")
     for name in ("cite.bib", "cite.ris", "cite.csl.json"):
-        assert f'href="{name}" download' in html
+        assert f'href="../../papers/{page.parent.name}/{name}" download' in html
     assert 'data-copy="cite-bibtex" hidden' in html  # revealed by cite.js only
 
 
