@@ -30,6 +30,7 @@ from .pages import read_pages
 from .readers import read_dumps
 from .render import ASSETS, Theme, asset_versions, make_environment, render_routes
 from .routes import Route, plan_routes
+from .safety import check_output_folder, escaping_symlinks
 from .search import SEARCH_FILE, encode_json, search_index
 from .sitemap import sitemap_outputs
 
@@ -83,13 +84,15 @@ def read_static(theme: Theme) -> dict[str, bytes]:
     return found
 
 
-def dump_files(content: Path) -> list[tuple[str, Path]]:
+def dump_files(content: Path, refused: frozenset[Path] | set[Path] = frozenset()
+               ) -> list[tuple[str, Path]]:
     """Every regular, non-hidden file in content/dumps, sorted, with its display path."""
     folder = content / DUMPS_DIR
-    if not folder.is_dir():
+    if not folder.is_dir() or folder in refused:
         return []
     return [(f"{CONTENT_DIR}/{DUMPS_DIR}/{p.name}", p) for p in sorted(folder.iterdir())
-            if p.is_file() and not p.name.startswith(".") and not p.name.endswith("~")]
+            if p.is_file() and p not in refused and not p.name.startswith(".")
+            and not p.name.endswith("~")]
 
 
 class Builder:
@@ -107,6 +110,10 @@ class Builder:
 
     def build(self, strict: bool = False) -> BuildResult:
         """Run every stage; write only when there is no error (and no warning if strict)."""
+        content = self.project / CONTENT_DIR
+        refused = check_output_folder(self.output, self.project, content)
+        if refused:
+            return BuildResult(tuple(refused))
         outputs, diagnostics, catalog = self.render()
         failing = has_errors(diagnostics) or (strict and bool(diagnostics))
         if outputs is None or failing:
@@ -124,11 +131,15 @@ class Builder:
         if not content.is_dir():
             return None, [error(str(content), 0, "no content folder; run site-gen in a project "
                                                  "folder that holds content/dumps/")], None
-        config, diagnostics = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
+        diagnostics, refused = escaping_symlinks(content, CONTENT_DIR)
+        if diagnostics:
+            return None, diagnostics, None
+        config, found = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
+        diagnostics += found
         config, overridden = with_site_url(config, self.site_url, "--site-url")
         build_time, dated = source_date(self.environ)
         diagnostics += overridden + dated
-        files = dump_files(content)
+        files = dump_files(content, refused)
         if not files:
             diagnostics.append(error(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found"))
         dumps, read_found = read_dumps(files)
