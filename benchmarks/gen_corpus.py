@@ -11,8 +11,9 @@ writes
 * ``DIR/hugo/`` -- the same papers as a Hugo site (``hugo.toml``, ``content/papers/*.md``,
   minimal ``layouts/``).
 
-The same N and seed give byte-identical trees: one ``random.Random(seed)`` drives everything,
-nothing reads the clock or the environment, and every collection is walked in a fixed order.
+The same N and seed give byte-identical trees: one ``random.Random(seed)`` (``Rng``, a subclass
+with a cheaper ``choice``) drives everything, nothing reads the clock or the environment, and
+every collection is walked in a fixed order.
 Standard library only.  See benchmarks/README.md.
 """
 
@@ -387,11 +388,11 @@ class Filler(dict):
 
     def __missing__(self, key: str) -> str:
         r = self.rng
+        if key in WORDS:
+            return r.choice(WORDS[key])
         if key[0].isupper():
             value = self[key.lower()]
             return value[0].upper() + value[1:]
-        if key in WORDS:
-            return r.choice(WORDS[key])
         if key == "pct":
             return f"{r.uniform(3, 65):.1f}%"
         if key == "pint":
@@ -414,16 +415,27 @@ class Filler(dict):
             return ("an " if vowel else "a ") + adj
         if key == "verb2":
             return VERB2[r.choice(WORDS["verb"])]
-        if key in ("bigo1", "bigo2"):
-            return r.choice(WORDS["bigo"])
+        if key == "bigo1":
+            self.bigo = r.choice(WORDS["bigo"])
+            return self.bigo
+        if key == "bigo2":  # follows bigo1 in every template: never "from O(n) to O(n)"
+            return r.choice([b for b in WORDS["bigo"] if b != getattr(self, "bigo", None)])
         raise KeyError(key)
 
 
 class Rng(random.Random):
-    """random.Random with a cheaper choice(); everything else is the standard generator."""
+    """random.Random (same Mersenne Twister, same seeding) with cheaper choice/randint/randrange:
+    they scale random() instead of rejection-sampling bits, which is fast and, for the small
+    ranges used here, unbiased enough."""
 
     def choice(self, seq):  # type: ignore[override]
         return seq[int(self.random() * len(seq))]
+
+    def randint(self, a: int, b: int) -> int:  # type: ignore[override]
+        return a + int(self.random() * (b - a + 1))
+
+    def randrange(self, n: int) -> int:  # type: ignore[override]  # only randrange(n) is used
+        return int(self.random() * n)
 
     def weighted(self, population, cum_weights):
         return population[bisect.bisect_right(cum_weights, self.random() * cum_weights[-1])]
@@ -483,7 +495,9 @@ class Corpus:
             f = r.choice(ACCENT_FIRST + first[:40]) if r.random() < 0.5 else r.choice(ACCENT_FIRST)
             name = f"{f} {r.choice(ACCENT_LAST)}"
         elif kind == "zh":
-            name = r.choice(ZH_SURNAME) + r.choice(ZH_GIVEN) + (r.choice(ZH_GIVEN) if attempt > 3 else "")
+            name = r.choice(ZH_SURNAME) + r.choice(ZH_GIVEN)
+            if attempt > 3:
+                name += r.choice(ZH_GIVEN)
         elif kind == "ru":
             if r.random() < 0.7:
                 name = f"{r.choice(RU_MALE)} {r.choice(RU_LAST)}"
@@ -505,7 +519,8 @@ class Corpus:
             else:
                 name = f"{f} {l}"
         if attempt > 30:  # small pools of one script run out: fall back to a Latin name
-            name = f"{r.choice(first)} {chr(65 + r.randrange(26))}. {chr(65 + r.randrange(26))}. {r.choice(last)}"
+            initials = f"{chr(65 + r.randrange(26))}. {chr(65 + r.randrange(26))}."
+            name = f"{r.choice(first)} {initials} {r.choice(last)}"
         return name
 
     # -- titles --
@@ -631,8 +646,8 @@ class Corpus:
     def make_papers(self) -> None:
         r = self.rng
         weights = [1.0 / (i + 1) ** ZIPF_S for i in range(self.n_authors)]
-        cum = list(itertools.accumulate(weights))
-        top = cum[-1]
+        author_cum = cum(weights)
+        top = author_cum[-1]
         self.counts = [0] * self.n_authors
         for _ in range(self.n):
             year = r.weighted(YEARS, YEAR_CUM)
@@ -645,7 +660,7 @@ class Corpus:
             k_auth = r.weighted(AUTHOR_COUNTS, AUTHOR_COUNT_CUM)
             authors: list[int] = []
             while len(authors) < k_auth:
-                a = bisect.bisect_right(cum, r.random() * top)
+                a = bisect.bisect_right(author_cum, r.random() * top)
                 a = min(a, self.n_authors - 1)
                 if a not in authors:
                     authors.append(a)
@@ -807,8 +822,8 @@ def write_content(c: Corpus, w: Writer) -> dict[str, int]:
     w.write("content/site.yaml",
             f"title: Synthetic corpus {c.n}\n"
             "site_url: https://example.org/\n"
-            f"description: Synthetic benchmark corpus of {c.n} papers (seed {c.seed}) made by "
-            "benchmarks/gen_corpus.py\n", "other")
+            f"description: Synthetic benchmark corpus of {c.n} paper{'s' if c.n != 1 else ''} "
+            f"(seed {c.seed}) made by benchmarks/gen_corpus.py\n", "other")
     files = dump_names(c)
     stats = {"listing_dumps": 0, "listing_records": 0, "coauthor_dumps": 0,
              "coauthor_records": 0}
@@ -951,8 +966,8 @@ def write_hugo(c: Corpus, w: Writer, meta: str) -> int:
         os.makedirs(os.path.join(w.out, "hugo", sub), exist_ok=True)
     w.write("hugo/hugo.toml", HUGO_TOML.format(
         title=toml_str(f"Synthetic corpus {c.n}"),
-        description=toml_str(f"Synthetic benchmark corpus of {c.n} papers (seed {c.seed}) made "
-                             "by benchmarks/gen_corpus.py")), "hugo")
+        description=toml_str(f"Synthetic benchmark corpus of {c.n} paper{'s' if c.n != 1 else ''} "
+                             f"(seed {c.seed}) made by benchmarks/gen_corpus.py")), "hugo")
     for rel, text in LAYOUTS.items():
         w.write(f"hugo/layouts/{rel}", text, "hugo")
     profiled = {c.names[a]: i + 1 for i, a in enumerate(c.profiled)}
@@ -998,14 +1013,14 @@ def write_hugo(c: Corpus, w: Writer, meta: str) -> int:
 
 
 def prepare_out(out: str, force: bool, hugo: bool) -> None:
+    if os.path.exists(os.path.join(out, ".git")):
+        sys.exit(f"gen_corpus: refusing to write into {out}: it is a git checkout")
     targets = [os.path.join(out, "content", "dumps"), os.path.join(out, "content", "site.yaml")]
     if hugo:
         targets.append(os.path.join(out, "hugo"))
     existing = [t for t in targets if os.path.lexists(t)]
     if not existing:
         return
-    if os.path.exists(os.path.join(out, ".git")):
-        sys.exit(f"gen_corpus: refusing to write into {out}: it is a git checkout")
     if not force:
         sys.exit(f"gen_corpus: {existing[0]} exists; pass --force to replace it "
                  "(removes DIR/content/dumps, DIR/content/site.yaml and DIR/hugo)")
@@ -1027,7 +1042,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="Hugo pages carry what the dumps show site-gen (visible, default) or "
                     "every paper's true authors, year and subjects (full)")
     ap.add_argument("--force", action="store_true",
-                    help="replace an earlier corpus in DIR (content/dumps, content/site.yaml, hugo)")
+                    help="replace an earlier corpus in DIR "
+                    "(content/dumps, content/site.yaml, hugo)")
     args = ap.parse_args(argv)
     if args.n < 1:
         ap.error("N must be at least 1")
@@ -1043,8 +1059,9 @@ def main(argv: list[str] | None = None) -> int:
     pages = 0 if args.no_hugo else write_hugo(corpus, writer, args.hugo_meta)
     untitled = corpus.listed.count(False)
     elapsed = time.perf_counter() - started
+    dumps = stats["listing_dumps"] + stats["coauthor_dumps"]
     print(f"gen_corpus: papers={corpus.n} untitled={untitled} authors={corpus.n_authors} "
-          f"profiled={len(corpus.profiled)} dumps={stats['listing_dumps'] + stats['coauthor_dumps']} "
+          f"profiled={len(corpus.profiled)} dumps={dumps} "
           f"(listing={stats['listing_dumps']} coauthor={stats['coauthor_dumps']}) "
           f"records={stats['listing_records'] + stats['coauthor_records']} "
           f"(listing={stats['listing_records']} coauthor={stats['coauthor_records']}) "

@@ -1,32 +1,43 @@
 """The Builder: wires the stages together and owns nothing but their inputs and outputs.
 
 read config -> read dumps -> curation -> catalog -> pages -> routes -> render -> write.
-Any error diagnostic stops the build before the write, so the previous output stays intact.
+Rendering yields the HTML pages plus the files beside them (search index, feeds, sitemap,
+citations, data exports, ``.nojekyll``/``CNAME`` for GitHub Pages). Any error diagnostic stops
+the build before the write, so the previous output stays intact.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from importlib.resources import files as package_files
 from pathlib import Path
 
 import jinja2
 
 from .catalog import build_catalog
-from .config import CONFIG_FILE, Config, load_config
+from .citations import bibtex_entries, citation_outputs
+from .config import CONFIG_FILE, Config, load_config, with_site_url
 from .curation import CURATION_FILE, load_curation
-from .diagnostics import Diagnostic, Severity, error, has_errors
+from .diagnostics import Diagnostic, Severity, error, has_errors, warning
+from .exports import export_outputs
+from .feeds import feed_outputs
 from .model import Catalog
 from .output import OutputError, WriteResult, write_outputs
 from .pages import read_pages
 from .readers import read_dumps
 from .render import ASSETS, Theme, asset_versions, make_environment, render_routes
-from .routes import plan_routes
+from .routes import Route, plan_routes
+from .safety import check_output_folder, escaping_symlinks
 from .search import search_outputs
+from .sitemap import sitemap_outputs
 
 CONTENT_DIR = "content"
 DUMPS_DIR = "dumps"
 DEFAULT_OUTPUT = "_site"
+NOJEKYLL, CNAME = ".nojekyll", "CNAME"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,24 +84,36 @@ def read_static(theme: Theme) -> dict[str, bytes]:
     return found
 
 
-def dump_files(content: Path) -> list[tuple[str, Path]]:
+def dump_files(content: Path, refused: frozenset[Path] | set[Path] = frozenset()
+               ) -> list[tuple[str, Path]]:
     """Every regular, non-hidden file in content/dumps, sorted, with its display path."""
     folder = content / DUMPS_DIR
-    if not folder.is_dir():
+    if not folder.is_dir() or folder in refused:
         return []
     return [(f"{CONTENT_DIR}/{DUMPS_DIR}/{p.name}", p) for p in sorted(folder.iterdir())
-            if p.is_file() and not p.name.startswith(".") and not p.name.endswith("~")]
+            if p.is_file() and p not in refused and not p.name.startswith(".")
+            and not p.name.endswith("~")]
 
 
 class Builder:
     """Builds one project folder into one output folder."""
 
-    def __init__(self, project: Path, output: Path | None = None) -> None:
+    def __init__(self, project: Path, output: Path | None = None, site_url: str | None = None,
+                 environ: Mapping[str, str] | None = None, jobs: int | None = None) -> None:
         self.project = project
+        self.jobs = jobs
+        """Rendering processes; None picks one per core for large sites (``--jobs``)."""
         self.output = output or project / DEFAULT_OUTPUT
+        self.site_url = site_url
+        """Overrides ``site_url`` from site.yaml (``--site-url``), e.g. with the Pages URL in CI."""
+        self.environ = os.environ if environ is None else environ
 
     def build(self, strict: bool = False) -> BuildResult:
         """Run every stage; write only when there is no error (and no warning if strict)."""
+        content = self.project / CONTENT_DIR
+        refused = check_output_folder(self.output, self.project, content)
+        if refused:
+            return BuildResult(tuple(refused))
         outputs, diagnostics, catalog = self.render()
         failing = has_errors(diagnostics) or (strict and bool(diagnostics))
         if outputs is None or failing:
@@ -108,12 +131,19 @@ class Builder:
         if not content.is_dir():
             return None, [error(str(content), 0, "no content folder; run site-gen in a project "
                                                  "folder that holds content/dumps/")], None
-        config, diagnostics = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
-        files = dump_files(content)
+        diagnostics, refused = escaping_symlinks(content, CONTENT_DIR)
+        if diagnostics:
+            return None, diagnostics, None
+        config, found = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
+        diagnostics += found
+        config, overridden = with_site_url(config, self.site_url, "--site-url")
+        build_time, dated = source_date(self.environ)
+        diagnostics += overridden + dated
+        files = dump_files(content, refused)
         if not files:
             diagnostics.append(error(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found"))
-        dumps, found = read_dumps(files)
-        diagnostics += found
+        dumps, read_found = read_dumps(files)
+        diagnostics += read_found
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
         diagnostics += found
         catalog, found = build_catalog(dumps, curation)
@@ -130,15 +160,53 @@ class Builder:
         theme, theme_templates = themed
         static = read_static(theme)
         env = make_environment(theme, theme_templates)
+        entries = bibtex_entries(catalog, config.site_url)
         try:
             outputs = render_routes(env, routes, config, catalog, {
-                "asset_versions": asset_versions(static),
-                "nav_pages": tuple(p for p in pages if p.nav)})
+                "asset_versions": asset_versions(static), "bibtex": entries,
+                "nav_pages": tuple(p for p in pages if p.nav)}, workers=self.jobs)
         except jinja2.TemplateError as exc:
             return None, _sorted(diagnostics) + [_template_diagnostic(exc, self.project)], catalog
-        outputs.update({ASSETS + name: data for name, data in static.items()})
-        outputs.update(search_outputs(catalog))
+        diagnostics += merge_outputs(outputs, {ASSETS + name: data for name, data in static.items()})
+        diagnostics += merge_outputs(outputs, site_files(catalog, config, routes, entries, build_time))
+        if has_errors(diagnostics):
+            return None, _sorted(diagnostics), catalog
         return outputs, _sorted(diagnostics), catalog
+
+
+def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],
+               entries: dict[str, str], build_time: datetime | None) -> dict[str, bytes]:
+    """Everything beside the HTML pages: search, feeds, sitemap, citations, exports, Pages files."""
+    files = {**search_outputs(catalog), NOJEKYLL: b""}
+    if config.cname:
+        files[CNAME] = config.cname.encode("utf-8") + b"\n"
+    for more in (feed_outputs(catalog, config, build_time), sitemap_outputs(routes, config.site_url),
+                 citation_outputs(catalog, config.site_url, entries), export_outputs(catalog, config)):
+        collisions = files.keys() & more.keys()
+        assert not collisions, f"two generators write {sorted(collisions)}"  # fixed names in urls.py
+        files.update(more)
+    return files
+
+
+def merge_outputs(outputs: dict[str, bytes], more: Mapping[str, bytes]) -> list[Diagnostic]:
+    """Add files to the site; a name already taken (say, a static file) is an error."""
+    problems = [error(name, 0, f"{name} would be written twice (a theme or project file "
+                               "has the name of a generated file)")
+                for name in sorted(outputs.keys() & more.keys())]
+    outputs.update(more)
+    return problems
+
+
+def source_date(environ: Mapping[str, str]) -> tuple[datetime | None, list[Diagnostic]]:
+    """The build time for feeds from ``SOURCE_DATE_EPOCH`` (reproducible builds), if set."""
+    value = environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return None, []
+    try:
+        return datetime.fromtimestamp(int(value), UTC), []
+    except (ValueError, OverflowError, OSError):
+        return None, [warning("SOURCE_DATE_EPOCH", 0, f"not a whole number of seconds "
+                                                      f"({value!r}); feeds use paper years")]
 
 
 def _template_diagnostic(exc: jinja2.TemplateError, project: Path) -> Diagnostic:

@@ -26,6 +26,7 @@ def build_catalog(dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, l
     drafts = [_draft_paper(group, names, diagnostics) for group in groups]
     drafts, curation_diagnostics = _apply_curation(drafts, curation)
     diagnostics += curation_diagnostics
+    diagnostics += _missing_years(drafts)
     papers = _assign_paper_ids(drafts)
     authors = _build_authors(papers, dumps, names, curation)
     subjects = _build_subjects(papers, diagnostics)
@@ -130,6 +131,13 @@ def _edited(paper: Paper, edit: PaperEdit) -> Paper:
     if edit.subjects is not None:
         changes["subjects"] = edit.subjects
     return replace(paper, **changes)  # type: ignore[arg-type]
+
+
+def _missing_years(papers: list[Paper]) -> list[Diagnostic]:
+    """Warn about papers that no record or curation entry dates: they sort last and feeds guess."""
+    return [warning(p.sources[0].path, p.sources[0].line,
+                    f"no year for {p.title[:60]!r}: no record states one; set 'year:' in curation.yaml")
+            for p in papers if p.year is None]
 
 
 def _assign_paper_ids(drafts: list[Paper]) -> list[Paper]:

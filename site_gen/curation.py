@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from .diagnostics import Diagnostic, error
 from .model import Link
+from .readers.source import normalise_line
 from .subjects import looks_like_category
 from .yamlfile import line_of, load_yaml
 
@@ -108,7 +109,7 @@ def _text(entry: dict[str, Any], key: str, line: int) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise _Problem(line_of(entry, key) or line, f"'{key}' must be non-empty text")
-    return " ".join(value.split())
+    return " ".join(normalise_line(value).split())
 
 
 def _paper_edit(entry: Any, fallback: int) -> PaperEdit:

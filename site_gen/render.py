@@ -8,7 +8,9 @@ Autoescape is on everywhere and undefined variables are errors.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+import multiprocessing
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,12 +18,23 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from . import __version__
+from . import __version__, metadata
 from .config import Config
 from .model import Author, Catalog, Paper, Subject
 from .routes import Route
 from .text import plain_text, render_abstract, render_title
-from .urls import absolute_url, author_url, paper_url, relative_url, subject_url
+from .urls import (
+    SITE_FEED,
+    absolute_url,
+    author_bibtex_url,
+    author_feed_url,
+    author_url,
+    citation_url,
+    paper_url,
+    relative_url,
+    subject_feed_url,
+    subject_url,
+)
 
 ASSETS = "assets/"
 
@@ -46,7 +59,19 @@ def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
     env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
                        title=render_title,
                        absolute=_absolute)
+    env.globals.update(_METADATA_GLOBALS)
     return env
+
+
+# URL rules and head metadata the templates may call (docs/theming.md lists them).
+_METADATA_GLOBALS: dict[str, Any] = {
+    "site_feed": SITE_FEED, "citation_url": citation_url, "author_bibtex_url": author_bibtex_url,
+    "author_feed_url": author_feed_url, "subject_feed_url": subject_feed_url,
+    "highwire_tags": metadata.highwire_tags, "open_graph_tags": metadata.open_graph_tags,
+    "twitter_tags": metadata.twitter_tags, "summary": metadata.summary,
+    "paper_jsonld": metadata.paper_jsonld, "author_jsonld": metadata.author_jsonld,
+    "collection_jsonld": metadata.collection_jsonld, "site_jsonld": metadata.site_jsonld,
+}
 
 
 def target_of(obj: object) -> str:
@@ -85,9 +110,12 @@ def asset_versions(static: Mapping[str, bytes]) -> dict[str, str]:
 
 def render_routes(
     env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
-    globals_: Mapping[str, Any],
+    globals_: Mapping[str, Any], workers: int | None = None,
 ) -> dict[str, bytes]:
-    """Render every route; raises jinja2 errors, which the builder turns into diagnostics."""
+    """Render every route, in parallel worker processes for large sites.
+
+    Raises jinja2 errors, which the builder turns into diagnostics.
+    """
     versions = globals_["asset_versions"]
 
     @jinja2.pass_context
@@ -95,15 +123,99 @@ def render_routes(
         return _url(context, ASSETS + name) + f"?v={versions.get(name, '0')}"
 
     env.filters["asset"] = asset
-    env.globals.update(globals_, site=site, catalog=catalog, generator=f"site-gen {__version__}")
+    env.globals.update(globals_, site=site, catalog=catalog, generator=f"site-gen {__version__}",
+                       fragment=_fragment_renderer(env), fragments=_fragment_list_renderer(env))
+    workers = workers if workers is not None else _default_workers(len(routes))
+    if workers > 1:
+        return _render_parallel(env, routes, site, workers)
+    return dict(_render_one(env, route, site) for route in routes)
+
+
+PARALLEL_THRESHOLD = 400
+_CHUNK = 64
+
+
+def _default_workers(count: int) -> int:
+    """Processes worth starting: none below a few hundred pages, else one per core."""
+    if count < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return min(os.cpu_count() or 1, 8)
+
+
+def _render_one(env: jinja2.Environment, route: Route, site: Config) -> tuple[str, bytes]:
+    html = env.get_template(route.template).render(
+        route.context, page_url=route.url, absolute_links=route.url == "404.html",
+        canonical=absolute_url(route.url, site.site_url))
+    return str(route.output), _tidy(html).encode("utf-8")
+
+
+# Set in the parent just before forking; workers inherit it (fork start method only).
+_JOB: tuple[jinja2.Environment, tuple[Route, ...], Config] | None = None
+
+
+def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, bytes]] | None:
+    """Worker side: render routes[start:end]; None tells the parent to redo it and raise."""
+    assert _JOB is not None
+    env, routes, site = _JOB
+    try:
+        return [_render_one(env, route, site) for route in routes[bounds[0]:bounds[1]]]
+    except Exception:  # re-rendered in the parent, which raises it with its traceback
+        return None
+
+
+def _render_parallel(env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
+                     workers: int) -> dict[str, bytes]:
+    global _JOB
+    chunks = [(i, min(i + _CHUNK, len(routes))) for i in range(0, len(routes), _CHUNK)]
+    _JOB = (env, routes, site)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            results = pool.map(_render_chunk, chunks, chunksize=1)
+    finally:
+        _JOB = None
     outputs: dict[str, bytes] = {}
-    for route in routes:
-        template = env.get_template(route.template)
-        html = template.render(route.context, page_url=route.url,
-                               absolute_links=route.url == "404.html",
-                               canonical=absolute_url(route.url, site.site_url))
-        outputs[str(route.output)] = _tidy(html).encode("utf-8")
+    for (start, end), rendered in zip(chunks, results):
+        if rendered is None:
+            rendered = [_render_one(env, route, site) for route in routes[start:end]]
+        outputs.update(rendered)
     return outputs
+
+
+def _fragment_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
+    """``fragment(name, **values)``: a partial rendered once per page depth and reused.
+
+    A paper's list item appears on many pages (author, subject, index, related lists); links
+    depend only on the page's depth (urls.relative_url), so one rendering serves every page of
+    that depth. The cache lives for one build.
+    """
+    cache: dict[tuple[object, ...], Markup] = {}
+
+    @jinja2.pass_context
+    def fragment(context: jinja2.runtime.Context, name: str, **values: object) -> Markup:
+        absolute = bool(context.get("absolute_links"))
+        depth = -1 if absolute else context["page_url"].count("/")
+        key = (name, depth, tuple(sorted(values.items())))
+        html = cache.get(key)
+        if html is None:
+            page_url = "404.html" if absolute else "_/" * depth
+            html = Markup(env.get_template(name).render(values, page_url=page_url,
+                                                        absolute_links=absolute))
+            cache[key] = html
+        return html
+
+    return fragment
+
+
+def _fragment_list_renderer(env: jinja2.Environment) -> Callable[..., Markup]:
+    """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined."""
+    single = _fragment_renderer(env)
+
+    @jinja2.pass_context
+    def fragments(context: jinja2.runtime.Context, name: str, var: str, items: Any,
+                  **values: object) -> Markup:
+        return Markup("").join(single(context, name, **{var: item}, **values) for item in items)
+
+    return fragments
 
 
 def _tidy(html: str) -> str:
@@ -113,4 +225,4 @@ def _tidy(html: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-__all__ = ["Markup", "Theme", "make_environment", "render_routes", "asset_versions", "target_of"]
+__all__ = ["Markup", "Theme", "asset_versions", "make_environment", "render_routes", "target_of"]

@@ -21,6 +21,8 @@ _LOOKALIKES = str.maketrans({"×": "x", "ß": "ss", "ø": "o", "Ø": "O", "ł": 
 
 def fold(text: str) -> str:
     """A matching key: no accents, no case, no punctuation, single spaces."""
+    if text.isascii():
+        return _NON_WORD.sub(" ", text.lower()).strip()
     decomposed = unicodedata.normalize("NFKD", text.translate(_LOOKALIKES))
     bare = "".join(c for c in decomposed if not unicodedata.combining(c))
     return _NON_WORD.sub(" ", bare.casefold()).strip()
@@ -71,6 +73,7 @@ _WRAPPERS = {
 _URL_TRAILING = ".,;:!?'\")]}"
 
 
+@lru_cache(maxsize=65536)
 def render_abstract(text: str) -> Markup:
     """Abstract -> HTML paragraphs: math as MathML, text-mode LaTeX as tags, URLs as links."""
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
@@ -91,6 +94,7 @@ def render_inline(text: str, links: bool = True) -> Markup:
     return Markup("".join(out))
 
 
+@lru_cache(maxsize=65536)
 def render_title(text: str) -> Markup:
     """A title as inline HTML (math, dashes, emphasis), never containing links."""
     return render_inline(text, links=False)
@@ -222,6 +226,7 @@ _PLAIN_SYMBOLS = {
 _PLAIN_COMMAND = re.compile(r"\\([A-Za-z]+|[%&_#$,;])")
 
 
+@lru_cache(maxsize=65536)
 def plain_text(text: str) -> str:
     """Abstract text without markup: for search, meta descriptions and derived titles."""
     text = re.sub(r"(?<!\\)\$+", "", text)
