@@ -34,7 +34,7 @@ PAGES = {
     "papers": "papers/",
     "paper": "papers/rola-rotary-positioned-low-rank-linear-attention-for-efficient-diffusion/",
     "paper-coauthors": "papers/part-i-tricks-or-traps-a-deep-dive-into-rl-for-llm-reasoning/",
-    "paper-links": "papers/pcomoe-shifting-moe-inference-from-monolithic-expert-selection-to-fine-grained/",
+    "paper-links": "papers/rollpacker-mitigating-long-tail-rollouts-for-fast-synchronous-rl-post-training/",
     "author": "authors/jiamang-wang/",
     "coauthor": "authors/zihe-liu/",
     "subjects": "subjects/",
