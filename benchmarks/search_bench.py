@@ -66,7 +66,7 @@ class Engine:
 
 def run(cmd: list[str], **kwargs: object) -> None:
     """Run a command, failing loudly with its output."""
-    done = subprocess.run(cmd, capture_output=True, text=True, **kwargs)  # type: ignore[call-overload]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, **kwargs)  # type: ignore[call-overload]
     if done.returncode:
         sys.exit(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
 
@@ -326,7 +326,7 @@ def measure_cold(browser: object, base: str, root: Path, engine: Engine, queries
         context = browser.new_context()  # type: ignore[attr-defined]
         page = context.new_page()
         loaded: list[tuple[str, object]] = []
-        page.on("requestfinished", lambda r: loaded.append((r.url, r)))
+        page.on("requestfinished", lambda r, seen=loaded: seen.append((r.url, r)))
         started = time.perf_counter()
         page.goto(base + engine.url)
         page.wait_for_function(READY[engine.name], timeout=120_000, polling=10)
@@ -374,8 +374,8 @@ def report(engines: list[Engine], papers: int, queries: int) -> str:
     cols = ("engine", "bytes before 1st result", "  gzip", "ready", "1st keystroke→results",
             "each keystroke")
     lines = [head, f"{cols[0]:<12} {cols[1]:>26} {cols[2]:>20} {cols[3]:>9} {cols[4]:>24} {cols[5]:>18}",
-             f"{'':<12} {'median / max':>26} {'median / max':>20} {'median':>9} "
-             f"{'p50 / p95 ms':>24} {'p50 / p95 ms':>18}"]
+             (f"{'':<12} {'median / max':>26} {'median / max':>20} {'median':>9} "
+              f"{'p50 / p95 ms':>24} {'p50 / p95 ms':>18}")]
     for e in engines:
         lines.append(
             f"{e.name:<12} {fmt_bytes(statistics.median(e.cold_bytes)):>12} / {fmt_bytes(max(e.cold_bytes)):>11}"

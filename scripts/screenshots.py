@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "browser"))
 
-from conftest import CHROMIUM_ARGS, CHROMIUM_PATH, serve_directory  # noqa: E402
+from conftest import CHROMIUM_ARGS, CHROMIUM_PATH, serve_directory
 
 WIDTHS = (390, 1280)
 SCHEMES = ("light", "dark")

@@ -29,10 +29,11 @@ SHARD_BYTES = 12_000
 
 TITLE, AUTHORS, SUBJECTS, ABSTRACT = range(4)
 FIELDS = ("title", "authors", "subjects", "abstract")
-STOPWORDS = frozenset(
-    "a an and are as at be but by for from has have in into is it its of on or our that the "
-    "their this to was we were which with".split()
-)
+STOPWORDS = frozenset([
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "in",
+    "into", "is", "it", "its", "of", "on", "or", "our", "that", "the", "their", "this", "to",
+    "was", "we", "were", "which", "with",
+])
 """Function words left out of titles, subject names and abstracts (never out of names)."""
 
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
@@ -48,6 +49,9 @@ class SearchDoc:
 
     fragment: dict[str, object]
     fields: tuple[str, ...]
+    year: int | None = None
+    subjects: tuple[str, ...] = ()
+    is_paper: bool = True
 
 
 def fold(text: str) -> str:
@@ -135,13 +139,14 @@ def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
                                    "y": paper.year, "s": list(paper.subjects), "b": abstract}
     if paper.et_al:
         fragment["e"] = len(paper.author_ids)
-    return SearchDoc(fragment, (title, " ".join(names), subjects, abstract))
+    return SearchDoc(fragment, (title, " ".join(names), subjects, abstract), paper.year,
+                     paper.subjects)
 
 
 def _author_doc(author: Author) -> SearchDoc:
     fragment = {"u": author_url(author.id), "n": author.name, "c": len(author.paper_ids),
                 "p": author.profiled}
-    return SearchDoc(fragment, (author.name, "", "", ""))
+    return SearchDoc(fragment, (author.name, "", "", ""), is_paper=False)
 
 
 # ---- postings -----------------------------------------------------------------------------
@@ -239,7 +244,7 @@ def _by_first_letter(terms: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
 def _subject_ids(docs: list[SearchDoc]) -> dict[str, list[int]]:
     found: dict[str, list[int]] = defaultdict(list)
     for number, doc in enumerate(docs):
-        for code in doc.fragment.get("s", ()):  # type: ignore[union-attr]
+        for code in doc.subjects:
             found[code].append(number)
     return found
 
@@ -249,10 +254,10 @@ def _manifest(catalog: Catalog, docs: list[SearchDoc], files: dict[str, bytes],
     """What the search page loads first: sizes, shard ranges, years and subjects."""
     shards = sorted((int(name[2:-5]), json.loads(data)) for name, data in files.items()
                     if name.startswith("t/"))
-    papers = sum("t" in d.fragment for d in docs)
+    papers = sum(d.is_paper for d in docs)
     years: dict[int | None, list[int]] = {}
     for number, doc in enumerate(docs[:papers]):
-        years.setdefault(doc.fragment["y"], [number, 0])[1] += 1  # type: ignore[index]
+        years.setdefault(doc.year, [number, 0])[1] += 1
     return {
         "version": SEARCH_VERSION, "hash": version, "docs": len(docs), "papers": papers,
         "shards": [min(terms, key=term_order) for _, terms in shards],

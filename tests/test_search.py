@@ -5,12 +5,21 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import abstract, build, listing_dump
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import abstract, build, listing_dump
-from site_gen.search import (DIGITS, INDEX_DIR, STOPWORDS, encode_ids, encode_number, indexable,
-                             term_order, typeset, words)
+from site_gen.search import (
+    DIGITS,
+    INDEX_DIR,
+    STOPWORDS,
+    encode_ids,
+    encode_number,
+    indexable,
+    term_order,
+    typeset,
+    words,
+)
 
 VALUE = {c: i for i, c in enumerate(DIGITS)}
 
@@ -70,12 +79,12 @@ def small_index(make_project):
         (None, "Undated Note on Schedulers", abstract("schedulers"), ["cs.DC"])])})
     assert build(project).ok
     root = project / "_site"
-    read = lambda name: json.loads((root / INDEX_DIR / name).read_text(encoding="utf-8"))  # noqa: E731
+    read = lambda name: json.loads((root / INDEX_DIR / name).read_text(encoding="utf-8"))
     return root, read
 
 
 def test_manifest_years_subjects_and_shards(small_index) -> None:
-    root, read = small_index
+    _, read = small_index
     meta = read("meta.json")
     assert meta["version"] == 2 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
     assert meta["years"] == [[2024, 0, 1], [2023, 1, 1], [None, 2, 1]]
@@ -87,7 +96,7 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
         shard = read(f"t/{number}.json")
         assert min(shard, key=term_order) == meta["shards"][number]
         terms.update(shard)
-    title, authors, subjects, text = (terms["batching"].split(".") + ["", "", ""])[:4]
+    title, _, _, text = (terms["batching"].split(".") + ["", "", ""])[:4]
     assert decode_ids(title) == [0] and decode_ids(text) == [0]
     assert decode_ids(terms["ann"].split(".")[1]) == [0, 1, 2]
     assert decode_ids(terms["ann"].split(".")[0]) == [3]  # the author's own entry

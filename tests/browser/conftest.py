@@ -369,7 +369,7 @@ def _site_pages(site: Path) -> list[str]:
     urls = []
     for path in sorted(site.rglob("*.html")):
         rel = path.relative_to(site).as_posix()
-        urls.append(rel[: -len("index.html")] if rel.endswith("index.html") else rel)
+        urls.append(rel.removesuffix("index.html"))
     return urls
 
 
