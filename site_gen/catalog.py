@@ -13,7 +13,7 @@ from dataclasses import replace
 from .curation import Curation, PaperEdit
 from .diagnostics import Diagnostic, warning
 from .merge import group_records
-from .model import Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject
+from .model import TitleOrigin, Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject
 from .subjects import category
 from .text import derive_title, fold, plain_text, slugify
 
@@ -75,7 +75,8 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
     author_keys = _unique(names.key(n) for n in (listed.authors if listed else ()))
     extra = _unique(k for k in (names.key(r.owner) for r in group) if k not in author_keys)
     subjects = _unique(s for r in sorted(group, key=lambda r: r.source) for s in r.subjects)
-    title, origin = (lead.title, "dump") if lead.title else (derive_title(lead.abstract), "derived")
+    origin: TitleOrigin = "dump" if lead.title else "derived"
+    title = lead.title or derive_title(lead.abstract)
     return Paper(
         id="", title=title, title_origin=origin, year=years[0] if years else None,
         subjects=subjects, abstract=lead.abstract, author_ids=author_keys,

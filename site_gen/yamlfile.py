@@ -26,7 +26,7 @@ class _LineLoader(yaml.SafeLoader):
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
-    mapping = LineDict(loader.construct_mapping(node, deep=True))
+    mapping = LineDict({str(k): v for k, v in loader.construct_mapping(node, deep=True).items()})
     mapping.line = node.start_mark.line + 1
     mapping.key_lines = {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
     return mapping
@@ -41,7 +41,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def load_yaml(path: str, text: str) -> tuple[Any, list[Diagnostic]]:
     """Parse YAML safely; a syntax error becomes a diagnostic at its line."""
     try:
-        data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_LineLoader)  # a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark else 1

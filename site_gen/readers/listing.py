@@ -114,8 +114,8 @@ def _read_header(
                                    f"{attributed.text!r}; using {owner.text!r}"))
     owner = owner or attributed
     if owner is None:
-        line = lines[0].number if lines else 1
-        diagnostics.append(error(path, line, "no profile owner name before the first record"))
+        first = lines[0].number if lines else 1
+        diagnostics.append(error(path, first, "no profile owner name before the first record"))
         return None
     return owner.text, owner.number, claim
 
