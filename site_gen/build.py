@@ -1,47 +1,55 @@
 """The Builder: wires the stages together and keeps, between builds, what a rebuild may reuse.
 
 read config -> read dumps -> curation -> catalog -> pages -> routes -> render -> write.
-Any error diagnostic stops the build before the write, so the previous output stays intact.
-A Builder kept alive (watch mode) re-reads only changed files and re-renders only pages whose
-inputs changed (cache.py says how that is decided); its output is byte-identical to a clean
-build's.
+Rendering yields the HTML pages plus the files beside them (search index, feeds, sitemap,
+citations, data exports, ``.nojekyll``/``CNAME`` for GitHub Pages). Any error diagnostic stops
+the build before the write, so the previous output stays intact. A Builder kept alive (watch
+mode) re-reads only changed files and re-renders only pages whose inputs changed (cache.py
+says how that is decided); its output is byte-identical to a clean build's.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from importlib.resources import files as package_files
 from pathlib import Path
 
 import jinja2
 
-from .cache import FileCache, Lookup, PageMemo, RenderMemory, intern_catalog
+from .cache import FileCache, Lookup, RenderMemory, intern_catalog, is_stale
 from .catalog import build_catalog
-from .config import CONFIG_FILE, Config, load_config
+from .citations import bibtex_entries, citation_outputs
+from .config import CONFIG_FILE, Config, load_config, with_site_url
 from .curation import CURATION_FILE, load_curation
-from .diagnostics import Diagnostic, Severity, error, has_errors
+from .diagnostics import Diagnostic, Severity, error, has_errors, warning
+from .exports import export_outputs
+from .feeds import feed_outputs
 from .model import Catalog, Dump
-from .output import OutputError, OutputTree, StaleOutput, WriteResult, digest
+from .output import OutputError, OutputTree, StaleOutput, WriteResult
 from .pages import Page, read_pages
 from .readers import read_dump
-from .related import RelatedMemo
 from .render import (
     ASSETS,
-    Rendered,
+    FragmentMemo,
     Theme,
     asset_versions,
     make_environment,
     render_pages,
-    template_sources,
+    template_texts,
 )
 from .routes import Route, plan_routes
-from .search import SEARCH_FILE, SearchMemo, encode_search_index
+from .safety import check_output_folder, escaping_symlinks
+from .search import search_outputs
+from .sitemap import sitemap_outputs
 
 CONTENT_DIR = "content"
 DUMPS_DIR = "dumps"
 DEFAULT_OUTPUT = "_site"
+NOJEKYLL, CNAME = ".nojekyll", "CNAME"
 SCRATCH_PATTERNS = ("*~", ".*", "*.swp", "*.swx", "*.swo", "4913", "*.tmp", "*___jb_*___",
                     "*.crdownload", "*.part")
 """Editor backups, swap and temp files: never input, never a reason to rebuild."""
@@ -78,6 +86,7 @@ class Plan:
     theme: Theme
     theme_templates: Path
     static: dict[str, bytes]
+    build_time: datetime | None
 
 
 def is_scratch_file(name: str) -> bool:
@@ -120,13 +129,14 @@ def read_static(theme: Theme) -> dict[str, bytes]:
     return {name: path.read_bytes() for name, path in static_files(theme).items()}
 
 
-def dump_files(content: Path) -> list[tuple[str, Path]]:
-    """Every regular, non-hidden file in content/dumps, sorted, with its display path."""
+def dump_files(content: Path, refused: frozenset[Path] | set[Path] = frozenset()
+               ) -> list[tuple[str, Path]]:
+    """Every regular file in content/dumps but editor scratch files, sorted, with its display path."""
     folder = content / DUMPS_DIR
-    if not folder.is_dir():
+    if not folder.is_dir() or folder in refused:
         return []
     return [(f"{CONTENT_DIR}/{DUMPS_DIR}/{p.name}", p) for p in sorted(folder.iterdir())
-            if p.is_file() and not is_scratch_file(p.name)]
+            if p.is_file() and p not in refused and not is_scratch_file(p.name)]
 
 
 def _parse_dump(shown: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]:
@@ -140,10 +150,18 @@ def _keep_bytes(shown: str, data: bytes) -> bytes:
 class Builder:
     """Builds one project folder into one output folder; kept alive, it rebuilds incrementally."""
 
-    def __init__(self, project: Path, output: Path | None = None, keep_spare: bool = False) -> None:
+    def __init__(self, project: Path, output: Path | None = None, site_url: str | None = None,
+                 environ: Mapping[str, str] | None = None, jobs: int | None = None,
+                 keep_spare: bool = False) -> None:
         self.project = project
+        self.jobs = jobs
+        """Rendering processes; None picks one per core for large sites (``--jobs``)."""
         self.output = output or project / DEFAULT_OUTPUT
+        self.site_url = site_url
+        """Overrides ``site_url`` from site.yaml (``--site-url``), e.g. with the Pages URL in CI."""
+        self.environ = os.environ if environ is None else environ
         self.keep_spare = keep_spare
+        """Keep the previous site beside the output between builds (watch mode; output.py)."""
         self.forget()
 
     def forget(self) -> None:
@@ -152,8 +170,7 @@ class Builder:
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = FileCache(_parse_dump)
         self.static: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
-        self.related = RelatedMemo()
-        self.search = SearchMemo()
+        self.fragments = FragmentMemo()
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
 
     def build(self, strict: bool = False, changed: Collection[str] = ()) -> BuildResult:
@@ -162,15 +179,19 @@ class Builder:
         ``changed`` names files (absolute paths) a watcher saw change: they are read again
         even if their size and modification time look the same.
         """
+        refused = check_output_folder(self.output, self.project, self.project / CONTENT_DIR)
+        if refused:
+            return BuildResult(tuple(refused))
         plan, diagnostics, catalog, reread = self.plan(changed)
         failing = has_errors(diagnostics) or (strict and bool(diagnostics))
         if plan is None or failing:
             return BuildResult(tuple(diagnostics), catalog=catalog, reread=reread)
         try:
-            return self._render_and_write(plan, diagnostics, reread)
-        except StaleOutput:  # the output was replaced behind our back: start afresh
-            self.memory = RenderMemory()
-            return self._render_and_write(replace(plan, changes=None), diagnostics, reread)
+            try:
+                return self._render_and_write(plan, diagnostics, reread)
+            except StaleOutput:  # the output was replaced behind our back: start afresh
+                self.memory = RenderMemory()
+                return self._render_and_write(replace(plan, changes=None), diagnostics, reread)
         except jinja2.TemplateError as exc:
             return BuildResult(tuple(diagnostics + [_template_diagnostic(exc, self.project)]),
                                catalog=catalog, reread=reread)
@@ -185,32 +206,42 @@ class Builder:
         if not content.is_dir():
             return None, [error(str(content), 0, "no content folder; run site-gen in a project "
                                                  "folder that holds content/dumps/")], None, ()
-        config, diagnostics = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
-        dumps, reread = self._read_dumps(content, changed, diagnostics)
+        diagnostics, refused = escaping_symlinks(content, CONTENT_DIR)
+        if diagnostics:
+            return None, diagnostics, None, ()
+        config, build_time = self._settings(content, diagnostics)
+        dumps, reread = self._read_dumps(content, refused, changed, diagnostics)
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
-        diagnostics += found
-        catalog, found = build_catalog(dumps, curation)
-        diagnostics += found
+        catalog, more = build_catalog(dumps, curation)
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
-        pages, found = read_pages(content, CONTENT_DIR)
-        diagnostics += found
-        routes, found = plan_routes(catalog, pages, config.recent_papers, self.related)
-        diagnostics += found
+        pages, most = read_pages(content, CONTENT_DIR)
+        routes, last = plan_routes(catalog, pages, config.recent_papers)
+        diagnostics += found + more + most + last
         themed = resolve_theme(self.project, config)
         if themed is None:
-            diagnostics.append(error(f"{CONTENT_DIR}/{CONFIG_FILE}", 0, f"theme {config.theme!r} not found"))
+            diagnostics.append(error(f"{CONTENT_DIR}/{CONFIG_FILE}", 0,
+                                     f"theme {config.theme!r} not found"))
         if has_errors(diagnostics) or themed is None:
             return None, _sorted(diagnostics), catalog, reread
         theme, theme_templates = themed
         static = self._read_static(theme, changed)
-        return (Plan(config, catalog, changes, pages, routes, theme, theme_templates, static),
-                _sorted(diagnostics), catalog, reread)
+        plan = Plan(config, catalog, changes, pages, routes, theme, theme_templates, static,
+                    build_time)
+        return plan, _sorted(diagnostics), catalog, reread
 
-    def _read_dumps(self, content: Path, changed: Collection[str], diagnostics: list[Diagnostic]
-                    ) -> tuple[list[Dump], tuple[str, ...]]:
+    def _settings(self, content: Path, diagnostics: list[Diagnostic]
+                  ) -> tuple[Config, datetime | None]:
+        """site.yaml, with --site-url applied, and the build time from SOURCE_DATE_EPOCH."""
+        config, found = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
+        config, overridden = with_site_url(config, self.site_url, "--site-url")
+        build_time, dated = source_date(self.environ)
+        diagnostics += found + overridden + dated
+        return config, build_time
+
+    def _read_dumps(self, content: Path, refused: set[Path], changed: Collection[str],
+                    diagnostics: list[Diagnostic]) -> tuple[list[Dump], tuple[str, ...]]:
         """Parsed dumps, from the cache where a file did not change."""
-        files = dump_files(content)
-        entries, reread = self.dumps.load(files, changed)
+        entries, reread = self.dumps.load(dump_files(content, refused), changed)
         if not entries:
             diagnostics.append(error(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found"))
         dumps = []
@@ -229,46 +260,44 @@ class Builder:
                           reread: tuple[str, ...]) -> BuildResult:
         """Render what is stale, reuse the rest, write; then remember what is on disk."""
         env = self._environment(plan.theme, plan.theme_templates)
-        versions = asset_versions(plan.static)
-        globals_ = {"asset_versions": versions, "nav_pages": tuple(p for p in plan.pages if p.nav)}
-        site = (plan.config, {**globals_, "asset_versions": None})  # versions: tracked per page
-        templates = {t: template_sources(env, t) for t in sorted({r.template for r in plan.routes})}
+        entries = bibtex_entries(plan.catalog, plan.config.site_url)
+        tracked = {"asset": asset_versions(plan.static), "bibtex": entries}
+        globals_ = {"asset_versions": tracked["asset"], "bibtex": entries,
+                    "nav_pages": tuple(p for p in plan.pages if p.nav)}
+        site = (plan.config, globals_["nav_pages"])  # the globals not tracked per page
+        texts = template_texts(env)
         fresh = self.memory.site != site
-        changes = self.memory.changed_assets(versions, plan.changes)
-        live = self.tree.digests()
-        same = self.memory.same_templates(templates)
-        stale = [r for r in plan.routes if fresh or not self.memory.reusable(r, changes, same, live)]
-        rendered = render_pages(env, tuple(stale), plan.config, plan.catalog, globals_)
+        changes = self.memory.changes(plan.changes, tracked, texts)
+        stale = self._stale_routes(plan.routes, changes, fresh)
+        rendered = render_pages(env, stale, plan.config, plan.catalog, globals_,
+                                self.jobs, self.fragments)
         outputs = {name: page.data for name, page in rendered.items()}
-        outputs.update({ASSETS + name: data for name, data in plan.static.items()})
-        keep = {str(r.output) for r in plan.routes} - outputs.keys()
-        keep |= self._site_files(plan, outputs, fresh or not live)
-        written = self.tree.write(outputs, keep)
-        self._remember(plan, site, templates, rendered, versions)
-        html = len(plan.routes)
-        return BuildResult(tuple(diagnostics), written, html, plan.catalog, len(rendered), reread,
-                           plan.config)
+        assets = {ASSETS + name: data for name, data in plan.static.items()}
+        files = site_files(plan.catalog, plan.config, plan.routes, entries, plan.build_time)
+        names = {str(r.output) for r in plan.routes}
+        diagnostics = _sorted(diagnostics + taken_names(names, assets)
+                              + taken_names(names | assets.keys(), files))
+        if has_errors(diagnostics):
+            return BuildResult(tuple(diagnostics), catalog=plan.catalog, reread=reread)
+        outputs.update({**assets, **files})
+        written = self.tree.write(outputs, names - outputs.keys())
+        self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes, rendered)
+        return BuildResult(tuple(diagnostics), written, len(plan.routes), plan.catalog,
+                           len(rendered), reread, plan.config)
 
-    def _site_files(self, plan: Plan, outputs: dict[str, bytes], fresh: bool) -> set[str]:
-        """Files made from the whole catalog: rebuilt when it changed, else kept (their names)."""
-        known = self.memory.files.get(SEARCH_FILE)
-        if not fresh and plan.changes == frozenset() and known is not None \
-                and self.tree.digests().get(SEARCH_FILE) == known:
-            return {SEARCH_FILE}
-        outputs[SEARCH_FILE] = encode_search_index(plan.catalog, self.search)
-        return set()
+    def _stale_routes(self, routes: tuple[Route, ...], changes: frozenset[Lookup] | None,
+                      fresh: bool) -> tuple[Route, ...]:
+        """The routes to render: all when the site-wide inputs changed, else those not reusable.
 
-    def _remember(self, plan: Plan, site: object, templates: Mapping[str, object],
-                  rendered: dict[str, Rendered], versions: dict[str, str]) -> None:
-        """What the site on disk is now made of, for the next build to compare with."""
-        pages = {}
-        for route in plan.routes:
-            name = str(route.output)
-            page = rendered.get(name)
-            pages[name] = (PageMemo(route, page.lookups, digest(page.data)) if page is not None
-                           else self.memory.pages[name])
-        files = {SEARCH_FILE: self.tree.digests().get(SEARCH_FILE)}
-        self.memory = RenderMemory(plan.catalog, site, templates, pages, files, versions)
+        List-item fragments kept from earlier builds are dropped on the same grounds.
+        """
+        self.fragments.rotate()
+        if fresh or changes is None:
+            self.fragments = FragmentMemo()
+            return routes
+        self.fragments.drop_stale(lambda lookups: is_stale(lookups, changes))
+        live = self.tree.digests()
+        return tuple(r for r in routes if not self.memory.reusable(r, changes, live))
 
     def _environment(self, theme: Theme, theme_templates: Path) -> jinja2.Environment:
         """The Jinja environment, kept while the theme's folders stay the same.
@@ -285,6 +314,45 @@ class Builder:
     def close(self) -> None:
         """Remove the spare output folder a watch session kept (see output.py)."""
         self.tree.remove_spare()
+
+
+def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],
+               entries: dict[str, str], build_time: datetime | None) -> dict[str, bytes]:
+    """Everything beside the HTML pages: search, feeds, sitemap, citations, exports, Pages files."""
+    files = {**search_outputs(catalog), NOJEKYLL: b""}
+    if config.cname:
+        files[CNAME] = config.cname.encode("utf-8") + b"\n"
+    for more in (feed_outputs(catalog, config, build_time), sitemap_outputs(routes, config.site_url),
+                 citation_outputs(catalog, config.site_url, entries), export_outputs(catalog, config)):
+        collisions = files.keys() & more.keys()
+        assert not collisions, f"two generators write {sorted(collisions)}"  # fixed names in urls.py
+        files.update(more)
+    return files
+
+
+def merge_outputs(outputs: dict[str, bytes], more: Mapping[str, bytes]) -> list[Diagnostic]:
+    """Add files to the site; a name already taken (say, a static file) is an error."""
+    problems = taken_names(outputs.keys(), more)
+    outputs.update(more)
+    return problems
+
+
+def taken_names(names: Collection[str], more: Mapping[str, bytes]) -> list[Diagnostic]:
+    """An error for each file of ``more`` whose name is already in ``names``."""
+    return [error(name, 0, f"{name} would be written twice (a theme or project file has the "
+                           "name of a generated file)") for name in sorted(more) if name in names]
+
+
+def source_date(environ: Mapping[str, str]) -> tuple[datetime | None, list[Diagnostic]]:
+    """The build time for feeds from ``SOURCE_DATE_EPOCH`` (reproducible builds), if set."""
+    value = environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return None, []
+    try:
+        return datetime.fromtimestamp(int(value), UTC), []
+    except (ValueError, OverflowError, OSError):
+        return None, [warning("SOURCE_DATE_EPOCH", 0, f"not a whole number of seconds "
+                                                      f"({value!r}); feeds use paper years")]
 
 
 def _template_diagnostic(exc: jinja2.TemplateError, project: Path) -> Diagnostic:

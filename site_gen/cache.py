@@ -8,10 +8,11 @@ Not a stage: the Builder consults it between stages, and every stage stays a pur
   by that very object, and the set of lookups (``("paper", id)``, ...) whose answer changed.
   Equal objects then compare by identity, so comparing a route with last build's is cheap.
 * ``RenderMemory``: for every page of the last site written, the Route it was rendered from,
-  the catalog lookups its templates made, and its digest. A page is reused when its route
-  (URL, template, context) is equal, no lookup it made has changed, its templates' sources
-  and the site-wide inputs (config, globals) are equal, and the output still holds its digest.
-  Equality is by value, so unlike a hash fingerprint it cannot collide.
+  what it read beyond the route's context (catalog lookups, entries of tracked globals,
+  templates: ``render.Rendered.lookups``) and its digest. A page is reused when its route
+  (URL, template, context) is equal, none of what it read has changed, the site-wide inputs
+  (config, navigation pages) are equal, and the output still holds its digest. Equality is by
+  value, so unlike a hash fingerprint it cannot collide.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import Generic, TypeVar
 
 from .model import Catalog
 from .output import digest
+from .render import Rendered
 from .routes import Route
 
 T = TypeVar("T")
@@ -93,10 +95,15 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
                                 ("author", old._authors_by_id, authors),
                                 ("subject", old._subjects_by_code, subjects)):
         changes.update((kind, key) for key in before.keys() - {key_of(kind, x) for x in after})
-    for name, before_all, after_all in (("papers", old.papers, papers), ("authors", old.authors, authors),
+    profiled = (tuple(a for a in old.authors if a.profiled), tuple(a for a in authors if a.profiled))
+    for name, before_all, after_all in (("papers", old.papers, papers),
+                                        ("authors", old.authors, authors),
+                                        ("profiled_authors", *profiled),
                                         ("subjects", old.subjects, subjects)):
         if before_all != after_all:
             changes.add((name, ""))
+        if len(before_all) != len(after_all):
+            changes.add(("count", name))
     interned = replace(new, papers=papers, authors=authors, subjects=subjects,
                        _papers_by_id={}, _authors_by_id={}, _subjects_by_code={})
     return interned, frozenset(changes)
@@ -120,13 +127,13 @@ def _intern(kind: str, items: tuple[T, ...], before: Mapping[str, T], key: Calla
     return tuple(result)
 
 
-def is_stale(lookups: Iterable[Lookup], changes: frozenset[Lookup] | None) -> bool:
-    """Did any answer a page was given change? ``("*", ...)`` depends on everything."""
+def is_stale(lookups: frozenset[Lookup], changes: frozenset[Lookup] | None) -> bool:
+    """Did any answer a page was given change? ``("*", ...)`` depends on every change."""
     if changes is None:
         return True
     if not changes:
         return False
-    return any(lookup in changes or lookup[0] == "*" for lookup in lookups)
+    return not changes.isdisjoint(lookups) or any(kind == "*" for kind, _ in lookups)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,37 +145,50 @@ class PageMemo:
     digest: bytes
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class RenderMemory:
     """What the last site written was made from; empty until a build writes."""
 
     catalog: Catalog | None = None
     site: object = None
-    templates: Mapping[str, object] = field(default_factory=dict)
-    pages: dict[str, PageMemo] = field(default_factory=dict)
-    files: Mapping[str, object] = field(default_factory=dict)
-    """Inputs of the files beside the pages (search index, ...), by output name."""
-    versions: dict[str, str] = field(default_factory=dict)
-    """Static files' version hashes, which pages put in asset URLs."""
+    """The site-wide inputs every page may read (config, navigation pages)."""
+    templates: Mapping[str, str] = field(default_factory=dict)
+    """The source of every template, by name."""
+    tracked: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    """Globals read per entry (asset versions, BibTeX), by lookup kind."""
+    pages: Mapping[str, PageMemo] = field(default_factory=dict)
 
-    def changed_assets(self, versions: Mapping[str, str], changes: frozenset[Lookup] | None
-                       ) -> frozenset[Lookup] | None:
-        """``changes`` plus ``("asset", name)`` for each static file whose version changed."""
-        if changes is None:
+    def changes(self, catalog_changes: frozenset[Lookup] | None,
+                tracked: Mapping[str, Mapping[str, object]], templates: Mapping[str, str]
+                ) -> frozenset[Lookup] | None:
+        """Every lookup whose answer differs from the last build's (None: treat all as changed)."""
+        if catalog_changes is None:
             return None
-        moved = {("asset", n) for n in versions.keys() | self.versions.keys()
-                 if versions.get(n) != self.versions.get(n)}
-        return changes | moved if moved else changes
+        changed = set(catalog_changes)
+        for kind, now in tracked.items():
+            before = self.tracked.get(kind, {})
+            changed.update((kind, key) for key in now.keys() | before.keys()
+                           if now.get(key) != before.get(key))
+        changed.update(("template", name) for name in templates.keys() | self.templates.keys()
+                       if templates.get(name) != self.templates.get(name))
+        return frozenset(changed)
 
-    def same_templates(self, templates: Mapping[str, object]) -> set[str]:
-        """Template names whose sources (with everything they extend or import) are unchanged."""
-        return {name for name, sources in templates.items() if self.templates.get(name) == sources}
-
-    def reusable(self, route: Route, changes: frozenset[Lookup] | None, same_templates: set[str],
+    def reusable(self, route: Route, changes: frozenset[Lookup] | None,
                  live: Mapping[str, bytes | None]) -> bool:
         """True when rendering ``route`` again would give the bytes the output already has."""
         name = str(route.output)
         memo = self.pages.get(name)
-        return (memo is not None and route.template in same_templates
-                and (memo.route is route or memo.route == route)
+        return (memo is not None and (memo.route is route or memo.route == route)
                 and not is_stale(memo.lookups, changes) and live.get(name) == memo.digest)
+
+    def after(self, catalog: Catalog, site: object, templates: Mapping[str, str],
+              tracked: Mapping[str, Mapping[str, object]], routes: Iterable[Route],
+              rendered: Mapping[str, Rendered]) -> RenderMemory:
+        """The memory of the build that just wrote: rendered pages new, the others kept."""
+        pages = {}
+        for route in routes:
+            name = str(route.output)
+            page = rendered.get(name)
+            pages[name] = (PageMemo(route, page.lookups, digest(page.data)) if page is not None
+                           else self.pages[name])
+        return RenderMemory(catalog, site, templates, tracked, pages)

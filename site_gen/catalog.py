@@ -13,7 +13,7 @@ from dataclasses import replace
 from .curation import Curation, PaperEdit
 from .diagnostics import Diagnostic, warning
 from .merge import group_records
-from .model import Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject
+from .model import TitleOrigin, Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject
 from .subjects import category
 from .text import derive_title, fold, plain_text, slugify
 
@@ -26,6 +26,7 @@ def build_catalog(dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, l
     drafts = [_draft_paper(group, names, diagnostics) for group in groups]
     drafts, curation_diagnostics = _apply_curation(drafts, curation)
     diagnostics += curation_diagnostics
+    diagnostics += _missing_years(drafts)
     papers = _assign_paper_ids(drafts)
     authors = _build_authors(papers, dumps, names, curation)
     subjects = _build_subjects(papers, diagnostics)
@@ -74,7 +75,8 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
     author_keys = _unique(names.key(n) for n in (listed.authors if listed else ()))
     extra = _unique(k for k in (names.key(r.owner) for r in group) if k not in author_keys)
     subjects = _unique(s for r in sorted(group, key=lambda r: r.source) for s in r.subjects)
-    title, origin = (lead.title, "dump") if lead.title else (derive_title(lead.abstract), "derived")
+    origin: TitleOrigin = "dump" if lead.title else "derived"
+    title = lead.title or derive_title(lead.abstract)
     return Paper(
         id="", title=title, title_origin=origin, year=years[0] if years else None,
         subjects=subjects, abstract=lead.abstract, author_ids=author_keys,
@@ -130,6 +132,13 @@ def _edited(paper: Paper, edit: PaperEdit) -> Paper:
     if edit.subjects is not None:
         changes["subjects"] = edit.subjects
     return replace(paper, **changes)  # type: ignore[arg-type]
+
+
+def _missing_years(papers: list[Paper]) -> list[Diagnostic]:
+    """Warn about papers that no record or curation entry dates: they sort last and feeds guess."""
+    return [warning(p.sources[0].path, p.sources[0].line,
+                    f"no year for {p.title[:60]!r}: no record states one; set 'year:' in curation.yaml")
+            for p in papers if p.year is None]
 
 
 def _assign_paper_ids(drafts: list[Paper]) -> list[Paper]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -60,12 +60,28 @@ def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diag
             diagnostics.append(error(shown, line_of(data, key), f"{key} must be a {expected.__name__}"))
             continue
         values[key] = value.strip() if isinstance(value, str) else value
-    site_url = str(values.get("site_url", Config.site_url))
+    site_url, problem = checked_site_url(str(values.get("site_url", Config().site_url)))
+    if problem:
+        diagnostics.append(error(shown, line_of(data, "site_url"), problem))
+        values.pop("site_url", None)
+    else:
+        values["site_url"] = site_url
+    return Config(**values), diagnostics  # type: ignore[arg-type]
+
+
+def checked_site_url(site_url: str) -> tuple[str, str]:
+    """(URL ending in "/", "") when usable as ``site_url``, else (URL, the problem)."""
     parts = urlsplit(site_url)
     if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        diagnostics.append(error(shown, line_of(data, "site_url"),
-                                 f"site_url must be an absolute http(s) URL, not {site_url!r}"))
-        values.pop("site_url", None)
-    elif not site_url.endswith("/"):
-        values["site_url"] = site_url + "/"
-    return Config(**values), diagnostics  # type: ignore[arg-type]
+        return site_url, f"site_url must be an absolute http(s) URL, not {site_url!r}"
+    return (site_url if site_url.endswith("/") else site_url + "/"), ""
+
+
+def with_site_url(config: Config, site_url: str | None, shown: str) -> tuple[Config, list[Diagnostic]]:
+    """The config with ``site_url`` replaced (``--site-url`` on the command line), if given."""
+    if site_url is None:
+        return config, []
+    checked, problem = checked_site_url(site_url.strip())
+    if problem:
+        return config, [error(shown, 0, problem)]
+    return replace(config, site_url=checked), []

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from .diagnostics import Diagnostic, error
 from .model import Link
+from .readers.source import normalise_line
 from .subjects import looks_like_category
 from .yamlfile import line_of, load_yaml
 
@@ -60,6 +62,9 @@ class Curation:
     authors: tuple[AuthorEdit, ...] = ()
 
 
+_Edit = TypeVar("_Edit", PaperEdit, AuthorEdit)
+
+
 class _Problem(Exception):
     """A curation entry is malformed; carries the line to report."""
 
@@ -78,18 +83,25 @@ def load_curation(content_dir: Path, shown: str) -> tuple[Curation, list[Diagnos
         return Curation(shown), diagnostics
     if not isinstance(data, dict) or set(data) - {"papers", "authors"}:
         return Curation(shown), [error(shown, 1, "curation.yaml holds 'papers' and 'authors' lists")]
-    papers, authors = [], []
-    for kind, parse, out in (("papers", _paper_edit, papers), ("authors", _author_edit, authors)):
-        entries = data.get(kind) or []
-        if not isinstance(entries, list):
-            diagnostics.append(error(shown, line_of(data, kind), f"'{kind}' must be a list"))
-            continue
-        for entry in entries:
-            try:
-                out.append(parse(entry, line_of(data, kind)))
-            except _Problem as problem:
-                diagnostics.append(error(shown, problem.line, str(problem)))
-    return Curation(shown, tuple(papers), tuple(authors)), diagnostics
+    papers = _entries(data, "papers", _paper_edit, shown, diagnostics)
+    authors = _entries(data, "authors", _author_edit, shown, diagnostics)
+    return Curation(shown, papers, authors), diagnostics
+
+
+def _entries(data: dict[str, Any], kind: str, parse: Callable[[Any, int], _Edit], shown: str,
+             diagnostics: list[Diagnostic]) -> tuple[_Edit, ...]:
+    """Parse one list of entries; each malformed entry becomes one error."""
+    entries = data.get(kind) or []
+    if not isinstance(entries, list):
+        diagnostics.append(error(shown, line_of(data, kind), f"'{kind}' must be a list"))
+        return ()
+    parsed = []
+    for entry in entries:
+        try:
+            parsed.append(parse(entry, line_of(data, kind)))
+        except _Problem as problem:
+            diagnostics.append(error(shown, problem.line, str(problem)))
+    return tuple(parsed)
 
 
 def _mapping(entry: Any, fallback: int, allowed: set[str]) -> tuple[dict[str, Any], int]:
@@ -108,7 +120,7 @@ def _text(entry: dict[str, Any], key: str, line: int) -> str | None:
         return None
     if not isinstance(value, str) or not value.strip():
         raise _Problem(line_of(entry, key) or line, f"'{key}' must be non-empty text")
-    return " ".join(value.split())
+    return " ".join(normalise_line(value).split())
 
 
 def _paper_edit(entry: Any, fallback: int) -> PaperEdit:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from functools import lru_cache
 
 from .diagnostics import Diagnostic, warning
 from .model import Record
@@ -26,10 +25,9 @@ MIN_TITLE_WORDS = 4
 OPENING_WORDS = 25
 
 
-def abstract_key(record: Record) -> str | None:
-    """The folded abstract, when long enough to identify a paper."""
-    key = fold(plain_text(record.abstract))
-    return key if len(key) >= MIN_ABSTRACT_KEY else None
+def folded_abstract(record: Record) -> str:
+    """The abstract reduced to its words (see text.fold); computed once per record."""
+    return fold(plain_text(record.abstract))
 
 
 def title_key(record: Record) -> str | None:
@@ -58,12 +56,13 @@ class _UnionFind:
 
 def group_records(records: Sequence[Record]) -> tuple[list[list[Record]], list[Diagnostic]]:
     """Partition records into papers; groups keep the input order of their records."""
+    abstracts = [folded_abstract(r) for r in records]
     sets = _UnionFind(len(records))
     by_abstract: dict[str, int] = {}
     by_title: dict[str, int] = {}
     for i, record in enumerate(records):
-        if (key := abstract_key(record)) is not None:
-            sets.union(by_abstract.setdefault(key, i), i)
+        if len(abstracts[i]) >= MIN_ABSTRACT_KEY:
+            sets.union(by_abstract.setdefault(abstracts[i], i), i)
         if (key := title_key(record)) is not None:
             first = by_title.setdefault(key, i)
             if _years_agree(records[first], record):
@@ -72,26 +71,21 @@ def group_records(records: Sequence[Record]) -> tuple[list[list[Record]], list[D
     for i, record in enumerate(records):
         groups[sets.find(i)].append(record)
     ordered = [groups[root] for root in sorted(groups)]
-    return ordered, _suspected_duplicates(records, sets)
-
-
-@lru_cache(maxsize=1 << 16)
-def _opening(abstract: str) -> str | None:
-    """The first words of a folded abstract, when it has that many (memoised for rebuilds)."""
-    words = fold(plain_text(abstract)).split()
-    return " ".join(words[:OPENING_WORDS]) if len(words) >= OPENING_WORDS else None
+    return ordered, _suspected_duplicates(records, abstracts, sets)
 
 
 def _years_agree(a: Record, b: Record) -> bool:
     return a.year is None or b.year is None or a.year == b.year
 
 
-def _suspected_duplicates(records: Sequence[Record], sets: _UnionFind) -> list[Diagnostic]:
+def _suspected_duplicates(records: Sequence[Record], abstracts: Sequence[str],
+                          sets: _UnionFind) -> list[Diagnostic]:
     """Warn about records whose abstracts open alike but that were kept apart."""
     by_opening: dict[str, list[int]] = defaultdict(list)
-    for i, record in enumerate(records):
-        if (opening := _opening(record.abstract)) is not None:
-            by_opening[opening].append(i)
+    for i, folded in enumerate(abstracts):
+        words = folded.split(" ", OPENING_WORDS)
+        if len(words) >= OPENING_WORDS:
+            by_opening[" ".join(words[:OPENING_WORDS])].append(i)
     diagnostics = []
     for members in by_opening.values():
         first = members[0]

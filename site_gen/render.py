@@ -3,26 +3,44 @@
 Templates come from the project's ``templates/`` first, then the theme; ``!theme/x.html``
 always names the theme's own file, so an override can extend the template it replaces.
 Autoescape is on everywhere and undefined variables are errors.
+
+Each page also reports what it read beyond its route's context (``Rendered.lookups``): the
+catalog lookups its templates made, the entries of tracked globals (asset versions, BibTeX)
+and every template it loaded. A Builder kept alive compares those with what changed to decide
+which pages to render again (cache.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-from collections.abc import Iterator, Mapping
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2 import meta
 from markupsafe import Markup
 
-from . import __version__
+from . import __version__, metadata
 from .config import Config
 from .model import Author, Catalog, Paper, Subject
 from .routes import Route
 from .text import plain_text, render_abstract, render_title
-from .urls import absolute_url, author_url, paper_url, relative_url, subject_url
+from .urls import (
+    SITE_FEED,
+    absolute_url,
+    author_bibtex_url,
+    author_feed_url,
+    author_url,
+    citation_url,
+    paper_url,
+    relative_url,
+    subject_feed_url,
+    subject_url,
+)
 
 ASSETS = "assets/"
 
@@ -47,37 +65,19 @@ def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
     env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
                        title=render_title,
                        absolute=_absolute)
+    env.globals.update(_METADATA_GLOBALS)
     return env
 
 
-def template_sources(env: jinja2.Environment, name: str) -> tuple[tuple[str, str], ...]:
-    """The sources of a template and of every template it extends, imports or includes.
-
-    A page depends on exactly these texts. A reference computed at render time cannot be
-    followed, so such a template is taken to depend on every template there is.
-    """
-    seen: dict[str, str] = {}
-    pending = [name]
-    while pending:
-        current = pending.pop()
-        if current in seen:
-            continue
-        seen[current] = source = env.loader.get_source(env, current)[0]  # type: ignore[union-attr]
-        for referenced in _references(env, source):
-            pending += env.list_templates() if referenced is None else [referenced]
-    return tuple(sorted(seen.items()))
-
-
-_REFERENCES: dict[str, tuple[str | None, ...]] = {}
-
-
-def _references(env: jinja2.Environment, source: str) -> tuple[str | None, ...]:
-    """Template names a source refers to (None for a dynamic one); parsed once per text."""
-    if source not in _REFERENCES:
-        if len(_REFERENCES) > 512:  # a long watch session edits templates many times
-            _REFERENCES.clear()
-        _REFERENCES[source] = tuple(meta.find_referenced_templates(env.parse(source)))
-    return _REFERENCES[source]
+# URL rules and head metadata the templates may call (docs/theming.md lists them).
+_METADATA_GLOBALS: dict[str, Any] = {
+    "site_feed": SITE_FEED, "citation_url": citation_url, "author_bibtex_url": author_bibtex_url,
+    "author_feed_url": author_feed_url, "subject_feed_url": subject_feed_url,
+    "highwire_tags": metadata.highwire_tags, "open_graph_tags": metadata.open_graph_tags,
+    "twitter_tags": metadata.twitter_tags, "summary": metadata.summary,
+    "paper_jsonld": metadata.paper_jsonld, "author_jsonld": metadata.author_jsonld,
+    "collection_jsonld": metadata.collection_jsonld, "site_jsonld": metadata.site_jsonld,
+}
 
 
 def target_of(obj: object) -> str:
@@ -116,81 +116,269 @@ def asset_versions(static: Mapping[str, bytes]) -> dict[str, str]:
 
 def render_routes(
     env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
-    globals_: Mapping[str, Any],
+    globals_: Mapping[str, Any], workers: int | None = None,
 ) -> dict[str, bytes]:
-    """Render every route; raises jinja2 errors, which the builder turns into diagnostics."""
-    rendered = render_pages(env, routes, site, catalog, globals_)
+    """Render every route, in parallel worker processes for large sites.
+
+    Raises jinja2 errors, which the builder turns into diagnostics.
+    """
+    rendered = render_pages(env, routes, site, catalog, globals_, workers)
     return {name: page.data for name, page in rendered.items()}
 
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """One page's bytes, and the catalog lookups its templates made beyond the route's context."""
+    """One page's bytes, and what it read beyond its route's context (see the module doc)."""
 
     data: bytes
     lookups: frozenset[tuple[str, str]]
 
 
+TRACKED_GLOBALS = {"asset_versions": "asset", "bibtex": "bibtex"}
+"""Globals holding per-page data, by the kind their lookups are noted as."""
+
+
 def render_pages(
     env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
-    globals_: Mapping[str, Any],
+    globals_: Mapping[str, Any], workers: int | None = None,
+    fragments: FragmentMemo | None = None,
 ) -> dict[str, Rendered]:
-    """Render routes, noting what each looked up, so a rebuild can tell which pages are stale."""
+    """Render routes, noting what each read; ``fragments`` may carry list items between builds."""
     tracked = TrackedCatalog(catalog)
-    versions = TrackedMapping(globals_["asset_versions"], "asset", tracked.lookups)
+    wrapped = {name: TrackedMapping(value, TRACKED_GLOBALS[name], tracked)
+               for name, value in globals_.items() if name in TRACKED_GLOBALS}
+    versions: Mapping[str, Any] = wrapped.get("asset_versions", {})
 
     @jinja2.pass_context
     def asset(context: jinja2.runtime.Context, name: str) -> str:
         return _url(context, ASSETS + name) + f"?v={versions.get(name, '0')}"
 
     env.filters["asset"] = asset
-    env.globals.update(globals_, site=site, catalog=tracked, generator=f"site-gen {__version__}",
-                       asset_versions=versions)
+    env.globals.update(globals_, **wrapped, site=site, catalog=tracked,
+                       generator=f"site-gen {__version__}")
+    _track_templates(env, tracked)
+    memo = fragments if fragments is not None else FragmentMemo()
+    env.globals.update(fragment=_fragment_renderer(env, tracked, memo),
+                       fragments=_fragment_list_renderer(env, tracked, memo))
+    workers = workers if workers is not None else _default_workers(len(routes))
+    if workers > 1:
+        return _render_parallel(env, routes, site, workers)
+    return dict(_render_one(env, route, site) for route in routes)
+
+
+def _track_templates(env: jinja2.Environment, tracked: TrackedCatalog) -> None:
+    """Note ``("template", name)`` for every template a page loads (extends, imports, ...).
+
+    Every load, cached or not, goes through ``Environment._load_template`` (Jinja 3).
+    """
+    load = type(env)._load_template
+
+    def load_template(name: str, globals: Any) -> jinja2.Template:
+        tracked.lookups.add(("template", name))  # even if missing: it may appear later
+        return load(env, name, globals)
+
+    env._load_template = load_template  # type: ignore[method-assign]
+
+
+def template_texts(env: jinja2.Environment) -> dict[str, str]:
+    """The source of every template the environment can load, by name."""
+    loader = env.loader
+    assert loader is not None
+    return {name: loader.get_source(env, name)[0] for name in sorted(loader.list_templates())}
+
+
+PARALLEL_THRESHOLD = 400
+_CHUNK = 64
+
+
+def _default_workers(count: int) -> int:
+    """Processes worth starting: none below a few hundred pages, else one per core."""
+    if count < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return min(os.cpu_count() or 1, 8)
+
+
+def _render_one(env: jinja2.Environment, route: Route, site: Config) -> tuple[str, Rendered]:
+    tracked: TrackedCatalog = env.globals["catalog"]  # type: ignore[assignment]
+    tracked.lookups = set()
+    html = env.get_template(route.template).render(
+        route.context, page_url=route.url, absolute_links=route.url == "404.html",
+        canonical=absolute_url(route.url, site.site_url))
+    return str(route.output), Rendered(_tidy(html).encode("utf-8"), frozenset(tracked.lookups))
+
+
+# Set in the parent just before forking; workers inherit it (fork start method only).
+_JOB: tuple[jinja2.Environment, tuple[Route, ...], Config] | None = None
+
+
+def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, Rendered]] | None:
+    """Worker side: render routes[start:end]; None tells the parent to redo it and raise."""
+    assert _JOB is not None
+    env, routes, site = _JOB
+    try:
+        return [_render_one(env, route, site) for route in routes[bounds[0]:bounds[1]]]
+    except Exception:  # re-rendered in the parent, which raises it with its traceback
+        return None
+
+
+def _render_parallel(env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
+                     workers: int) -> dict[str, Rendered]:
+    global _JOB
+    chunks = [(i, min(i + _CHUNK, len(routes))) for i in range(0, len(routes), _CHUNK)]
+    _JOB = (env, routes, site)
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            results = pool.map(_render_chunk, chunks, chunksize=1)
+    finally:
+        _JOB = None
     outputs: dict[str, Rendered] = {}
-    for route in routes:
-        tracked.lookups.clear()
-        template = env.get_template(route.template)
-        html = template.render(route.context, page_url=route.url,
-                               absolute_links=route.url == "404.html",
-                               canonical=absolute_url(route.url, site.site_url))
-        outputs[str(route.output)] = Rendered(_tidy(html).encode("utf-8"),
-                                              frozenset(tracked.lookups))
+    for (start, end), rendered in zip(chunks, results):
+        if rendered is None:
+            rendered = [_render_one(env, route, site) for route in routes[start:end]]
+        outputs.update(rendered)
     return outputs
+
+
+class FragmentMemo:
+    """Rendered fragments, with the lookups each made; kept for one build, or between builds.
+
+    Between builds, the Builder drops entries whose lookups changed (``drop_stale``) and the
+    entries the previous build did not use (``rotate``), so the memo stays the size of a site.
+    """
+
+    def __init__(self) -> None:
+        self.current: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
+        self.previous: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
+
+    def get(self, key: tuple[object, ...]) -> tuple[Markup, frozenset[tuple[str, str]]] | None:
+        hit = self.current.get(key)
+        if hit is None and (hit := self.previous.pop(key, None)) is not None:
+            self.current[key] = hit
+        return hit
+
+    def rotate(self) -> None:
+        """Start a build: what the last build did not use will be dropped after this one."""
+        self.previous, self.current = self.current, {}
+
+    def drop_stale(self, stale: Callable[[frozenset[tuple[str, str]]], bool]) -> None:
+        """Forget the fragments whose lookups ``stale`` says changed."""
+        for table in (self.current, self.previous):
+            for key in [k for k, (_, lookups) in table.items() if stale(lookups)]:
+                del table[key]
+
+
+def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
+                       memo: FragmentMemo) -> Callable[..., Markup]:
+    """``fragment(name, **values)``: a partial rendered once per page depth and reused.
+
+    A paper's list item appears on many pages (author, subject, index, related lists); links
+    depend only on the page's depth (urls.relative_url), so one rendering serves every page of
+    that depth. A reused fragment adds the lookups it made to the page using it.
+    """
+
+    @jinja2.pass_context
+    def fragment(context: jinja2.runtime.Context, name: str, **values: object) -> Markup:
+        absolute = bool(context.get("absolute_links"))
+        depth = -1 if absolute else context["page_url"].count("/")
+        key = (name, depth, tuple(sorted(values.items())))
+        hit = memo.get(key)
+        if hit is None:
+            page_url = "404.html" if absolute else "_/" * depth
+            with tracked.recording() as lookups:
+                html = Markup(env.get_template(name).render(values, page_url=page_url,
+                                                            absolute_links=absolute))
+            hit = memo.current[key] = (html, frozenset(lookups))
+        tracked.lookups |= hit[1]
+        return hit[0]
+
+    return fragment
+
+
+def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
+                            memo: FragmentMemo) -> Callable[..., Markup]:
+    """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined."""
+    single = _fragment_renderer(env, tracked, memo)
+
+    @jinja2.pass_context
+    def fragments(context: jinja2.runtime.Context, name: str, var: str, items: Any,
+                  **values: object) -> Markup:
+        return Markup("").join(single(context, name, **{var: item}, **values) for item in items)
+
+    return fragments
 
 
 class TrackedMapping(Mapping[str, Any]):
     """A read-only mapping whose lookups are noted as ``(kind, key)``; iterating is ``("*", kind)``."""
 
-    def __init__(self, data: Mapping[str, Any], kind: str, lookups: set[tuple[str, str]]) -> None:
-        self._data, self._kind, self._lookups = data, kind, lookups
+    def __init__(self, data: Mapping[str, Any], kind: str, owner: TrackedCatalog) -> None:
+        self._data, self._kind, self._owner = data, kind, owner
 
     def __getitem__(self, key: str) -> Any:
-        self._lookups.add((self._kind, key))
+        self._owner.lookups.add((self._kind, key))
         return self._data[key]
 
     def __contains__(self, key: object) -> bool:
-        self._lookups.add((self._kind, str(key)))
+        self._owner.lookups.add((self._kind, str(key)))
         return key in self._data
 
     def __iter__(self) -> Iterator[str]:
-        self._lookups.add(("*", self._kind))
+        self._owner.lookups.add(("*", self._kind))
         return iter(self._data)
 
     def __len__(self) -> int:
-        self._lookups.add(("*", self._kind))
+        self._owner.lookups.add(("*", self._kind))
         return len(self._data)
+
+
+class TrackedSequence(Sequence[Any]):
+    """A catalog collection: its length is noted as ``("count", name)``, anything else as
+    ``(name, "")``, so a page that only counts papers does not depend on each of them."""
+
+    def __init__(self, items: tuple[Any, ...], name: str, owner: TrackedCatalog) -> None:
+        self._items, self._name, self._owner = items, name, owner
+
+    def __len__(self) -> int:
+        self._owner.lookups.add(("count", self._name))
+        return len(self._items)
+
+    def __getitem__(self, index: Any) -> Any:
+        self._owner.lookups.add((self._name, ""))
+        return self._items[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        self._owner.lookups.add((self._name, ""))
+        return iter(self._items)
+
+    def __contains__(self, item: object) -> bool:
+        self._owner.lookups.add((self._name, ""))
+        return item in self._items
+
+    def __bool__(self) -> bool:
+        self._owner.lookups.add(("count", self._name))
+        return bool(self._items)
 
 
 class TrackedCatalog:
     """The catalog as templates see it: the same lookups, each noted for the page being rendered.
 
-    A lookup is ``(kind, key)``: ``("paper", id)``, ``("author", id)``, ``("subject", code)``;
-    a whole collection is ``(name, "")``; anything else ``("*", attribute)``.
+    A lookup is ``("paper", id)``, ``("author", id)``, ``("subject", code)``; a whole
+    collection is ``(name, "")`` and its length ``("count", name)``; anything else
+    ``("*", attribute)``.
     """
 
     def __init__(self, catalog: Catalog) -> None:
         self._catalog = catalog
         self.lookups: set[tuple[str, str]] = set()
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[set[tuple[str, str]]]:
+        """Collect the lookups made inside the block apart (they still count for the page)."""
+        outer, self.lookups = self.lookups, set()
+        try:
+            yield self.lookups
+        finally:
+            inner, self.lookups = self.lookups, outer
+            outer |= inner
 
     def paper(self, paper_id: str) -> Paper:
         """The paper with this id."""
@@ -208,24 +396,20 @@ class TrackedCatalog:
         return self._catalog.subject(code)
 
     @property
-    def papers(self) -> tuple[Paper, ...]:
-        self.lookups.add(("papers", ""))
-        return self._catalog.papers
+    def papers(self) -> TrackedSequence:
+        return TrackedSequence(self._catalog.papers, "papers", self)
 
     @property
-    def authors(self) -> tuple[Author, ...]:
-        self.lookups.add(("authors", ""))
-        return self._catalog.authors
+    def authors(self) -> TrackedSequence:
+        return TrackedSequence(self._catalog.authors, "authors", self)
 
     @property
-    def profiled_authors(self) -> tuple[Author, ...]:
-        self.lookups.add(("authors", ""))
-        return self._catalog.profiled_authors
+    def profiled_authors(self) -> TrackedSequence:
+        return TrackedSequence(self._catalog.profiled_authors, "profiled_authors", self)
 
     @property
-    def subjects(self) -> tuple[Subject, ...]:
-        self.lookups.add(("subjects", ""))
-        return self._catalog.subjects
+    def subjects(self) -> TrackedSequence:
+        return TrackedSequence(self._catalog.subjects, "subjects", self)
 
     def __getattr__(self, name: str) -> object:
         self.lookups.add(("*", name))
@@ -239,14 +423,5 @@ def _tidy(html: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-__all__ = [
-    "Markup",
-    "Rendered",
-    "Theme",
-    "TrackedCatalog",
-    "asset_versions",
-    "make_environment",
-    "render_pages",
-    "render_routes",
-    "target_of",
-]
+__all__ = ["FragmentMemo", "Markup", "Rendered", "Theme", "TrackedCatalog", "asset_versions",
+           "make_environment", "render_pages", "render_routes", "target_of", "template_texts"]

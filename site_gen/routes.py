@@ -6,6 +6,8 @@ sorted, so templates only lay them out. Two routes on one output path is an erro
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -15,8 +17,9 @@ from pathlib import PurePosixPath
 from .diagnostics import Diagnostic, error
 from .model import Author, Catalog, Paper, Subject
 from .pages import Page
-from .related import Related, RelatedMemo, newest_first
-from .urls import author_url, output_path, paper_url, subject_url
+from .urls import author_feed_url, author_url, output_path, paper_url, subject_feed_url, subject_url
+
+RELATED_LIMIT = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,13 +34,9 @@ class Route:
 
 
 def plan_routes(
-    catalog: Catalog, pages: tuple[Page, ...], recent: int = 10, memo: RelatedMemo | None = None
+    catalog: Catalog, pages: tuple[Page, ...], recent: int = 10
 ) -> tuple[tuple[Route, ...], list[Diagnostic]]:
-    """Every HTML page of the site, with collision checks.
-
-    ``memo`` (kept by a Builder between builds) lets related-paper rankings whose inputs are
-    the very same objects as last time be reused instead of computed again.
-    """
+    """Every HTML page of the site, with collision checks."""
     routes = [
         _route("", "index.html", profiled=catalog.profiled_authors,
                recent=_recent(catalog.papers, recent), subjects=catalog.subjects),
@@ -48,13 +47,15 @@ def plan_routes(
         _route("search/", "search.html"),
         _route("404.html", "404.html"),
     ]
-    related = Related(catalog, memo)
-    routes += [_paper_route(catalog, related, p) for p in catalog.papers]
-    related.finish()
-    profiled = catalog.profiled_authors
-    routes += [_author_route(catalog, profiled, a) for a in catalog.authors]
+    rank = {p.id: i for i, p in enumerate(sorted(catalog.papers, key=_newest_first))}
+    ranked_subjects = {s.code: sorted(rank[pid] for pid in s.paper_ids) for s in catalog.subjects}
+    by_rank = sorted(catalog.papers, key=_newest_first)
+    routes += [_paper_route(catalog, p, rank, ranked_subjects, by_rank) for p in catalog.papers]
+    routes += [_author_route(catalog, a) for a in catalog.authors]
     routes += [_route(subject_url(s.code), "subject.html", subject=s,
-                      years=by_year(catalog.paper(i) for i in s.paper_ids)) for s in catalog.subjects]
+                      years=by_year(catalog.paper(i) for i in s.paper_ids),
+                      feeds=((f"{s.name}: new papers", subject_feed_url(s.code)),))
+               for s in catalog.subjects]
     routes += [_route(f"{p.slug}/", "page.html", page=p, source=p.source) for p in pages]
     return tuple(routes), _collisions(routes)
 
@@ -77,12 +78,16 @@ def _collisions(routes: Iterable[Route]) -> list[Diagnostic]:
 
 def by_year(papers: Iterable[Paper]) -> tuple[tuple[int | None, tuple[Paper, ...]], ...]:
     """Papers grouped by year, newest first, papers with no year last."""
-    ordered = sorted(papers, key=newest_first)
+    ordered = sorted(papers, key=_newest_first)
     return tuple((year, tuple(group)) for year, group in groupby(ordered, key=lambda p: p.year))
 
 
+def _newest_first(paper: Paper) -> tuple[bool, int, str]:
+    return (paper.year is None, -(paper.year or 0), paper.title.casefold())
+
+
 def _recent(papers: Iterable[Paper], count: int) -> tuple[Paper, ...]:
-    return tuple(sorted(papers, key=newest_first)[:count])
+    return tuple(sorted(papers, key=_newest_first)[:count])
 
 
 def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Subject, ...]], ...]:
@@ -90,21 +95,51 @@ def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Sub
     return tuple((g, tuple(members)) for g, members in groupby(ordered, key=lambda s: s.group))
 
 
-def _paper_route(catalog: Catalog, related: Related, paper: Paper) -> Route:
+def _paper_route(catalog: Catalog, paper: Paper, rank: Mapping[str, int],
+                 ranked_subjects: Mapping[str, list[int]], by_rank: list[Paper]) -> Route:
+    by_authors = _related(catalog, paper, rank, (pid for a in paper.all_author_ids
+                                                 for pid in catalog.author(a).paper_ids))
     return _route(
         paper_url(paper.id), "paper.html", paper=paper,
         authors=tuple(catalog.author(a) for a in paper.author_ids),
         extra_authors=tuple(catalog.author(a) for a in paper.extra_author_ids),
         subjects=tuple(catalog.subject(c) for c in paper.subjects),
-        related_by_authors=related.by_authors(paper), related_by_subject=related.by_subject(paper),
+        related_by_authors=by_authors,
+        related_by_subject=_nearby_in_subjects(paper, rank, ranked_subjects, by_rank),
     )
 
 
-def _author_route(catalog: Catalog, profiled: tuple[Author, ...], author: Author) -> Route:
+def _nearby_in_subjects(paper: Paper, rank: Mapping[str, int],
+                        ranked_subjects: Mapping[str, list[int]], by_rank: list[Paper]
+                        ) -> tuple[Paper, ...]:
+    """Papers sharing the most subjects, nearest in date; only neighbours are looked at."""
+    own = rank[paper.id]
+    candidates: Counter[int] = Counter()
+    for code in paper.subjects:
+        ranks = ranked_subjects[code]
+        at = bisect.bisect_left(ranks, own)
+        candidates.update(ranks[max(0, at - RELATED_LIMIT):at + RELATED_LIMIT + 1])
+    candidates.pop(own, None)
+    best = heapq.nsmallest(RELATED_LIMIT, candidates.items(),
+                           key=lambda kv: (-kv[1], abs(kv[0] - own), kv[0]))
+    return tuple(by_rank[r] for r, _ in best)
+
+
+def _related(catalog: Catalog, paper: Paper, rank: Mapping[str, int],
+             candidates: Iterable[str]) -> tuple[Paper, ...]:
+    """Other papers ranked by how often they came up, then newest first (``rank``)."""
+    counts = Counter(candidates)
+    counts.pop(paper.id, None)
+    best = heapq.nsmallest(RELATED_LIMIT, counts.items(), key=lambda kv: (-kv[1], rank[kv[0]]))
+    return tuple(catalog.paper(pid) for pid, _ in best)
+
+
+def _author_route(catalog: Catalog, author: Author) -> Route:
     papers = [catalog.paper(pid) for pid in author.paper_ids]
     coauthors = Counter(a for p in papers for a in p.all_author_ids if a != author.id)
     subjects = Counter(code for p in papers for code in p.subjects)
-    profiled_with = tuple(a for a in profiled if a.id != author.id and a.id in coauthors)
+    profiled_with = tuple(a for a in catalog.profiled_authors
+                          if a.id != author.id and a.id in coauthors)
     return _route(
         author_url(author.id), "author.html", author=author, years=by_year(papers),
         paper_count=len(papers),
@@ -113,6 +148,7 @@ def _author_route(catalog: Catalog, profiled: tuple[Author, ...], author: Author
         subject_counts=tuple((catalog.subject(c), n) for c, n in
                              sorted(subjects.items(), key=lambda kv: (-kv[1], kv[0]))),
         year_counts=year_counts(papers), profiled_with=profiled_with,
+        feeds=((f"{author.name}: new papers", author_feed_url(author.id)),),
     )
 
 

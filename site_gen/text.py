@@ -32,7 +32,7 @@ def _combining_marks() -> dict[int, None]:
 def fold(text: str) -> str:
     """A matching key: no accents, no case, no punctuation, single spaces."""
     if text.isascii():
-        return _NON_WORD.sub(" ", text.casefold()).strip()
+        return _NON_WORD.sub(" ", text.lower()).strip()
     decomposed = unicodedata.normalize("NFKD", text.translate(_LOOKALIKES))
     return _NON_WORD.sub(" ", decomposed.translate(_combining_marks()).casefold()).strip()
 

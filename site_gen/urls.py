@@ -2,11 +2,16 @@
 
 URLs here are site-relative without a leading slash ("papers/rola/", "" for the home page);
 directory URLs end in "/" and are written as ``<url>index.html``.
+
+Files beside the pages (docs/deployment.md and docs/data-exports.md list them)::
+
+    feed.xml  sitemap.xml  robots.txt  papers.json  authors.json  search.json
+    papers/<id>/cite.bib  papers/<id>/cite.ris  papers/<id>/cite.csl.json
+    authors/<id>/papers.bib  authors/<id>/feed.xml  subjects/<code>/feed.xml
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -26,6 +31,34 @@ def subject_url(code: str) -> str:
     return f"subjects/{code}/"
 
 
+SITE_FEED = "feed.xml"
+SITEMAP = "sitemap.xml"
+ROBOTS = "robots.txt"
+PAPERS_EXPORT = "papers.json"
+AUTHORS_EXPORT = "authors.json"
+NOT_FOUND = "404.html"
+CITATION_FILES = {"bib": "cite.bib", "ris": "cite.ris", "csl": "cite.csl.json"}
+"""Citation formats of a paper -> file name inside the paper's folder."""
+
+
+def citation_url(paper_id: str, fmt: str) -> str:
+    """A paper's citation file: ``fmt`` is "bib", "ris" or "csl"."""
+    return paper_url(paper_id) + CITATION_FILES[fmt]
+
+
+def author_bibtex_url(author_id: str) -> str:
+    """One BibTeX file holding every paper of an author."""
+    return author_url(author_id) + "papers.bib"
+
+
+def author_feed_url(author_id: str) -> str:
+    return author_url(author_id) + "feed.xml"
+
+
+def subject_feed_url(code: str) -> str:
+    return subject_url(code) + "feed.xml"
+
+
 def check_url(url: str) -> str:
     """Reject any URL that could leave the output folder or is not plain ASCII path text."""
     if not _SAFE_URL.fullmatch(url) or any(part in (".", "..") for part in url.split("/")):
@@ -40,16 +73,14 @@ def output_path(url: str) -> PurePosixPath:
     return PurePosixPath(url + "index.html" if url == "" or url.endswith("/") else url)
 
 
-@lru_cache(maxsize=1 << 16)  # pure, and called for every link of every page
 def relative_url(target: str, current: str) -> str:
-    """A link from the page at ``current`` to ``target`` that works at any base path."""
-    here = current if current.endswith("/") or current == "" else posixpath.dirname(current) + "/"
-    if here in ("", "/"):
-        return target or "./"
-    rel = posixpath.relpath(target or ".", here.rstrip("/"))
-    if target.endswith("/") or target == "":
-        rel = rel.rstrip("/") + "/"
-    return "./" if rel == "./" or rel == "." else rel.removeprefix("./")
+    """A link from the page at ``current`` to ``target`` that works at any base path.
+
+    Pages live in folders (``papers/x/`` is ``papers/x/index.html``) or at the root
+    (``404.html``), so one ``../`` per folder of ``current`` reaches the site root. Links thus
+    depend on the page's depth alone, which lets the renderer share fragments between pages.
+    """
+    return ("../" * current.count("/") + target) or "./"
 
 
 def absolute_url(target: str, site_url: str) -> str:

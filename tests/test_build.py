@@ -156,3 +156,32 @@ def test_cli_in_a_subprocess_prints_no_traceback(make_project) -> None:
     assert run.returncode == 1
     assert "content/dumps/x.txt:" in run.stderr and "Traceback" not in run.stderr
     assert not (project / "_site").exists()
+
+
+def test_symlink_out_of_content_is_refused(make_project, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text(listing_dump("Eve", [(2024, "Secret Paper Title", abstract("secret"), ["cs.CR"])]))
+    project = make_project(GOOD)
+    (project / "content/dumps/leak.txt").symlink_to(secret)
+    result = build(project)
+    assert not result.ok
+    assert [str(d) for d in result.diagnostics] == [
+        "content/dumps/leak.txt: is a symlink to a file outside the content folder; refused"]
+
+
+def test_symlink_inside_content_is_fine(make_project) -> None:
+    project = make_project(GOOD)
+    (project / "content/dumps/alias.txt").symlink_to(project / "content/dumps/a.txt")
+    assert build(project).ok
+
+
+@pytest.mark.parametrize("where", ["/", ".", "project", "content", "content/dumps", "parent"])
+def test_dangerous_output_folders_are_refused(make_project, where: str, monkeypatch) -> None:
+    project = make_project(GOOD)
+    monkeypatch.chdir(project)
+    output = {"/": Path("/"), ".": Path("."), "project": project, "content": project / "content",
+              "content/dumps": project / "content/dumps", "parent": project.parent}[where]
+    before = read_tree(project / "content")
+    result = build(project, output)
+    assert not result.ok and "refusing to write the site" in str(result.diagnostics[0])
+    assert read_tree(project / "content") == before

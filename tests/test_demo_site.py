@@ -91,7 +91,7 @@ def test_six_subject_pages_with_full_names(demo_site: Path) -> None:
 
 def test_search_json_lists_28_papers_and_every_author(demo_site: Path) -> None:
     index = json.loads((demo_site / "search.json").read_text(encoding="utf-8"))
-    assert index["version"] == 1
+    assert index["version"] == 2
     assert len(index["papers"]) == 28
     assert {"Jiamang Wang", "Zhenxuan Pan", "Zihe Liu"} <= {a["name"] for a in index["authors"]}
     assert all((demo_site / p["url"] / "index.html").is_file() for p in index["papers"])
@@ -159,8 +159,9 @@ def test_internal_links_resolve_relative_to_each_page(demo_site: Path) -> None:
         for link in parse(path).links:
             if link.startswith(("http://", "https://", "#", "mailto:")):
                 continue
-            target = (path.parent / link.split("?")[0].split("#")[0]).resolve()
-            if link.endswith("/") or link.split("?")[0].endswith("/"):
+            bare = link.split("#")[0].split("?")[0]
+            target = (path.parent / bare).resolve()
+            if bare.endswith("/"):
                 target = target / "index.html"
             assert target.is_file(), f"{path.relative_to(demo_site)} links to missing {link}"
             assert demo_site.resolve() in target.parents

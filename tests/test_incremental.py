@@ -172,10 +172,3 @@ def test_watch_session_leaves_no_spare_behind(site: Builder) -> None:
     site.close()
     assert sorted(p.name for p in site.project.iterdir()) == ["_site", "content"]
 
-
-def test_search_index_encoded_piecewise_is_the_same_bytes(demo_project: Path, tmp_path) -> None:
-    from site_gen.search import SearchMemo, encode_json, encode_search_index, search_index
-    catalog = build(demo_project, tmp_path / "out").catalog
-    memo = SearchMemo()
-    assert encode_search_index(catalog, memo) == encode_json(search_index(catalog))
-    assert encode_search_index(catalog, memo) == encode_json(search_index(catalog))  # from the memo

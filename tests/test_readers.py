@@ -112,7 +112,7 @@ def test_missing_year_subject_and_title_are_warnings_not_drops() -> None:
     assert dump.records[1].subjects == ()
     assert dump.records[2].title is None and dump.records[2].abstract.startswith("We study z")
     messages = {(d.line, d.message) for d in diagnostics}
-    assert (9, "record has no year") in messages
+    assert not any("year" in m for _, m in messages)  # the catalog warns, after curation
     assert (17, "record has no subject line") in messages
     assert (23, "record has no title") in messages
 

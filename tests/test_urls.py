@@ -11,11 +11,12 @@ from site_gen.urls import check_url, output_path, relative_url
     ("authors/x/", "papers/y/", "../../authors/x/"),
     ("", "papers/y/", "../../"),
     ("", "", "./"),
-    ("papers/y/", "papers/y/", "./"),
+    ("papers/y/", "papers/y/", "../../papers/y/"),
     ("search.json", "search/", "../search.json"),
     ("assets/site.css", "", "assets/site.css"),
     ("assets/site.css", "404.html", "assets/site.css"),
-    ("subjects/cs.LG/", "subjects/", "cs.LG/"),
+    ("subjects/cs.LG/", "subjects/", "../subjects/cs.LG/"),
+    ("papers/x/feed.xml", "papers/x/", "../../papers/x/feed.xml"),
 ])
 def test_relative_url(target: str, current: str, expected: str) -> None:
     assert relative_url(target, current) == expected

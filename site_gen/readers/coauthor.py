@@ -43,8 +43,8 @@ class _Entry:
 def read(path: str, lines: Sequence[Line]) -> tuple[Dump | None, list[Diagnostic]]:
     """Parse a co-author dump into a Dump; problems become diagnostics with line numbers."""
     if not lines or not is_name(lines[0].text):
-        line = lines[0].number if lines else 1
-        return None, [error(path, line, "expected the profile owner's name on the first line")]
+        first = lines[0].number if lines else 1
+        return None, [error(path, first, "expected the profile owner's name on the first line")]
     owner = lines[0]
     entries: list[_Entry] = []
     for line in lines[1:]:

@@ -114,8 +114,8 @@ def _read_header(
                                    f"{attributed.text!r}; using {owner.text!r}"))
     owner = owner or attributed
     if owner is None:
-        line = lines[0].number if lines else 1
-        diagnostics.append(error(path, line, "no profile owner name before the first record"))
+        first = lines[0].number if lines else 1
+        diagnostics.append(error(path, first, "no profile owner name before the first record"))
         return None
     return owner.text, owner.number, claim
 
@@ -167,8 +167,7 @@ def _read_year(path: str, source: Line, diagnostics: list[Diagnostic]) -> int | 
     match = _SOURCE.fullmatch(source.text)
     digits = match.group(1) if match else None
     if digits is None:
-        diagnostics.append(warning(path, source.number, "record has no year"))
-        return None
+        return None  # the catalog warns when no record of the paper, nor curation, has a year
     year = int(digits)
     if not MIN_YEAR <= year <= MAX_YEAR:
         diagnostics.append(warning(path, source.number, f"implausible year {year} ignored"))

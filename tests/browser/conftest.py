@@ -205,6 +205,7 @@ def serve_directory(path: str | os.PathLike[str], url_prefix: str = "/") -> Iter
     prefix = _normalize_prefix(url_prefix)
 
     class Handler(SimpleHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as static hosts serve
         extensions_map: ClassVar[dict[str, str]] = {
             **SimpleHTTPRequestHandler.extensions_map,
             **_MIME_TYPES,
@@ -281,3 +282,121 @@ def axe_violations():
     except ImportError:
         _unavailable("the Python package axe-playwright-python is not installed")
     return validators.axe_violations
+
+
+# ----------------------------------------------------------------- built sites
+#
+# Each site is built once per session into a temporary folder and served by one
+# session-wide server. The demo site is served under /site-gen/ (the sub-path it
+# would have on GitHub Pages), so every browser test also checks sub-path links.
+
+REPO = HERE.parent.parent
+CORPUS_PAPERS = 2000
+
+
+@pytest.fixture(scope="session")
+def demo_base(demo_site):
+    """URL of the demo site, served under /site-gen/."""
+    with serve_directory(demo_site, "/site-gen/") as base:
+        yield base
+
+
+@pytest.fixture(scope="session")
+def corpus_site(tmp_path_factory):
+    """A site built from a generated 2,000-paper corpus (benchmarks/gen_corpus.py)."""
+    import subprocess
+
+    from site_gen.build import Builder
+
+    project = tmp_path_factory.mktemp("corpus") / "project"
+    subprocess.run([sys.executable, str(REPO / "benchmarks" / "gen_corpus.py"), str(CORPUS_PAPERS),
+                    "--seed", "7", "--out", str(project), "--no-hugo"], check=True,
+                   capture_output=True)
+    result = Builder(project).build()
+    assert result.ok, [str(d) for d in result.diagnostics[:10]]
+    return project / "_site"
+
+
+@pytest.fixture(scope="session")
+def corpus_base(corpus_site):
+    """URL of the generated-corpus site, served at the root of its origin."""
+    with serve_directory(corpus_site, "/") as base:
+        yield base
+
+
+EDGE_PROJECT = {
+    "content/site.yaml": "title: Edge cases\nsite_url: https://example.org/lab/\n",
+    "content/curation.yaml": """papers:
+  - match: {title: "Tail Batching for Synchronous RL"}
+    links:
+      arxiv: https://arxiv.org/abs/2401.00001
+      pdf: https://arxiv.org/pdf/2401.00001
+      code: https://github.com/example/tail-batching
+""",
+}
+
+
+@pytest.fixture(scope="session")
+def edge_site(tmp_path_factory):
+    """A small site with curation links, an et-al. author list and hostile titles."""
+    from conftest import abstract, build, coauthor_dump, listing_dump, write_files
+
+    project = tmp_path_factory.mktemp("edge") / "project"
+    hostile = '<img src=x onerror="window.__pwned=1">Hostile <script>window.__pwned=2</script>'
+    files = dict(EDGE_PROJECT)
+    files["content/dumps/a.txt"] = listing_dump("Ann Lee", [
+        (2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
+        (2023, "Phase Multiplexing for Rollouts $O(n^2)$", abstract("multiplexing"), ["cs.DC"]),
+        (2022, hostile, "An abstract about " + hostile + " and memory.", ["cs.CR"]),
+    ])
+    files["content/dumps/b.txt"] = coauthor_dump("Ann Lee", [
+        ("Bo Wu, Chen Li, Dara Okafor et al.", abstract("tail batching")),
+    ])
+    write_files(project, files)
+    result = build(project)
+    assert result.ok, [str(d) for d in result.diagnostics]
+    return project / "_site"
+
+
+@pytest.fixture(scope="session")
+def edge_base(edge_site):
+    """URL of the edge-case site, served under /lab/."""
+    with serve_directory(edge_site, "/lab/") as base:
+        yield base
+
+
+def _site_pages(site: Path) -> list[str]:
+    urls = []
+    for path in sorted(site.rglob("*.html")):
+        rel = path.relative_to(site).as_posix()
+        urls.append(rel.removesuffix("index.html"))
+    return urls
+
+
+@pytest.fixture(scope="session")
+def site_pages():
+    """``site_pages(site)``: site-relative URLs of every HTML page ("" for the home page)."""
+    return _site_pages
+
+
+@pytest.fixture(scope="session")
+def assert_accessible(axe_violations):
+    """``assert_accessible(page)``: no WCAG 2.1 A/AA violation, else a readable failure."""
+
+    def check(page) -> None:
+        violations = axe_violations(page)
+        assert violations == [], validators.format_violations(violations)
+
+    return check
+
+
+@pytest.fixture
+def visit(page):
+    """``visit(url)``: open a page and wait for its scripts; fails on HTTP errors."""
+
+    def go(url: str, **kwargs):
+        response = page.goto(url, **kwargs)
+        assert response is not None and response.status == 200, f"{url}: {response and response.status}"
+        return response
+
+    return go

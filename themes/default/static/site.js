@@ -1,44 +1,79 @@
-// site-gen: colour-scheme toggle (remembered) and "/" to search. No dependencies.
+// site-gen: colour scheme (follows the OS; the toggle's choice is remembered), "/" focuses
+// search, abstracts open for printing. Loaded in <head> without defer so that a remembered
+// scheme applies before the first paint. No dependencies.
 (function () {
   "use strict";
   var root = document.documentElement;
   var KEY = "site-gen-theme";
-  try {
-    var saved = localStorage.getItem(KEY);
-    if (saved === "light" || saved === "dark") root.setAttribute("data-theme", saved);
-  } catch (e) { /* storage may be blocked; the OS preference still applies */ }
+  var dark = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
 
+  function stored() {
+    try { return localStorage.getItem(KEY); } catch (e) { return null; }  // storage may be blocked
+  }
+  function remember(value) {
+    try {
+      if (value) localStorage.setItem(KEY, value); else localStorage.removeItem(KEY);
+    } catch (e) { /* the choice then lasts for this page only */ }
+  }
+  function system() {
+    return dark && dark.matches ? "dark" : "light";
+  }
   function current() {
-    var set = root.getAttribute("data-theme");
-    if (set) return set;
-    return window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+    return root.getAttribute("data-theme") || system();
+  }
+  // Choosing the scheme the OS already asks for means "follow the OS" again.
+  function apply(scheme) {
+    if (scheme === system()) root.removeAttribute("data-theme"); else root.setAttribute("data-theme", scheme);
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
+  var saved = stored();
+  if (saved === "light" || saved === "dark") apply(saved);
+
+  function setupToggle() {
     var toggle = document.querySelector(".theme-toggle");
-    if (toggle) {
-      toggle.hidden = false;
-      var label = function () {
-        var next = current() === "dark" ? "light" : "dark";
-        toggle.setAttribute("aria-label", "Switch to " + next + " colour scheme");
-        toggle.setAttribute("title", "Switch to " + next + " colour scheme");
-      };
+    if (!toggle) return;
+    var label = function () {
+      var next = current() === "dark" ? "light" : "dark";
+      toggle.setAttribute("aria-label", "Switch to " + next + " colour scheme");
+      toggle.setAttribute("title", "Switch to " + next + " colour scheme");
+    };
+    toggle.hidden = false;
+    label();
+    toggle.addEventListener("click", function () {
+      var next = current() === "dark" ? "light" : "dark";
+      apply(next);
+      remember(next === system() ? null : next);
       label();
-      toggle.addEventListener("click", function () {
-        var next = current() === "dark" ? "light" : "dark";
-        root.setAttribute("data-theme", next);
-        try { localStorage.setItem(KEY, next); } catch (e) { /* ignore */ }
-        label();
-      });
-    }
+    });
+    if (dark && dark.addEventListener) dark.addEventListener("change", label);
+  }
+
+  function isTyping(target) {
+    var tag = target && target.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable);
+  }
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
+    var box = document.getElementById("q") || document.getElementById("header-q");
+    if (!box) return;
+    event.preventDefault();
+    box.focus();
+    box.select();
   });
 
-  document.addEventListener("keydown", function (event) {
-    if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
-    var target = event.target;
-    var tag = target && target.tagName;
-    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable)) return;
-    var box = document.getElementById("q") || document.getElementById("header-q");
-    if (box) { event.preventDefault(); box.focus(); box.select(); }
+  // Browsers without ::details-content printing: open every abstract while printing.
+  var opened = [];
+  window.addEventListener("beforeprint", function () {
+    opened = Array.prototype.filter.call(document.querySelectorAll("details:not([open])"), function (d) {
+      d.open = true;
+      return true;
+    });
   });
+  window.addEventListener("afterprint", function () {
+    opened.forEach(function (d) { d.open = false; });
+    opened = [];
+  });
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setupToggle);
+  else setupToggle();
 })();

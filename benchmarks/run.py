@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""site-gen against Hugo on the same generated corpus, alternated in one run.
+
+    python3 benchmarks/run.py [--sizes 1000,10000] [--runs 3] [--seed 1] [--work DIR] [--no-hugo]
+
+For each corpus size N it generates (once, cached in --work) a corpus with gen_corpus.py, then
+alternates site-gen and Hugo full builds from an empty output folder, then edits one dump (one
+Hugo page) and times a second build over the existing output, and times the `cp -r` copy floor
+of our own output. Wall time and peak RSS come from wait4() on each child process. It prints
+medians and the ratios site-gen / Hugo, and writes them as JSON to --work/results.json.
+Hugo is installed from Debian when missing and root; otherwise it is skipped with a clear line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+
+@dataclass
+class Run:
+    """One timed child process."""
+
+    seconds: float
+    peak_rss_mb: float
+
+
+def timed(command: list[str], cwd: Path | None = None, timeout: float = 3600) -> Run:
+    """Run a command to completion; wall time and the peak RSS of its largest process."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    deadline = started + timeout
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            process.kill()
+            raise TimeoutError(" ".join(command))
+        time.sleep(0.005)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        error = process.stderr.read().decode(errors="replace")[-2000:] if process.stderr else ""
+        raise RuntimeError(f"{' '.join(command)} failed:\n{error}")
+    return Run(seconds, usage.ru_maxrss / 1024)
+
+
+def ensure_hugo() -> str | None:
+    """The hugo binary, installing Debian's package if we may; None when unavailable."""
+    found = shutil.which("hugo")
+    if found or os.geteuid() != 0:
+        return found
+    for step in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "hugo"]):
+        if subprocess.run(step, capture_output=True).returncode != 0:
+            return None
+    return shutil.which("hugo")
+
+
+def corpus(work: Path, n: int, seed: int, hugo: bool) -> Path:
+    """Generate the corpus for N papers once; later runs reuse it."""
+    target = work / f"corpus-{n}-{seed}"
+    if not (target / "content" / "dumps").is_dir() or (hugo and not (target / "hugo").is_dir()):
+        command = [sys.executable, str(HERE / "gen_corpus.py"), str(n), "--seed", str(seed),
+                   "--out", str(target), "--force"] + ([] if hugo else ["--no-hugo"])
+        subprocess.run(command, check=True, capture_output=True)
+    return target
+
+
+def edit_one_dump(root: Path) -> Path:
+    """Change one word in the first listing dump's first abstract (toggles on each call)."""
+    dump = sorted((root / "content" / "dumps").glob("0*.txt"))[0]
+    text = dump.read_text(encoding="utf-8")
+    swapped = text.replace(" the ", " THE ", 1) if " the " in text else text.replace(" THE ", " the ", 1)
+    dump.write_text(swapped, encoding="utf-8")
+    return dump
+
+
+def edit_one_hugo_page(root: Path) -> None:
+    """The same kind of edit on one Hugo content file."""
+    page = sorted((root / "hugo" / "content" / "papers").glob("*.md"))[0]
+    text = page.read_text(encoding="utf-8")
+    swapped = text.replace(" the ", " THE ", 1) if " the " in text else text.replace(" THE ", " the ", 1)
+    page.write_text(swapped, encoding="utf-8")
+
+
+def site_gen(root: Path, out: Path, fresh: bool, jobs: int | None) -> Run:
+    if fresh and out.exists():
+        shutil.rmtree(out)
+    command = [sys.executable, "-m", "site_gen", "build", "--quiet", "--project", str(root),
+               "--output", str(out)] + (["--jobs", str(jobs)] if jobs else [])
+    return timed(command)
+
+
+def hugo_build(hugo: str, root: Path, out: Path, fresh: bool) -> Run:
+    if fresh and out.exists():
+        shutil.rmtree(out)
+    return timed([hugo, "--quiet", "--source", str(root / "hugo"), "--destination", str(out)])
+
+
+def copy_floor(out: Path, work: Path) -> Run:
+    target = work / "copy-floor"
+    if target.exists():
+        shutil.rmtree(target)
+    run = timed(["cp", "-r", str(out), str(target)])
+    shutil.rmtree(target)
+    return run
+
+
+def median(runs: list[Run]) -> Run:
+    return Run(statistics.median(r.seconds for r in runs), statistics.median(r.peak_rss_mb for r in runs))
+
+
+def bench_size(n: int, args: argparse.Namespace, hugo: str | None) -> dict[str, object]:
+    root = corpus(args.work, n, args.seed, hugo is not None)
+    ours_out, hugo_out = args.work / f"site-gen-{n}", args.work / f"hugo-{n}"
+    full: dict[str, list[Run]] = {"site-gen": [], "hugo": []}
+    again: dict[str, list[Run]] = {"site-gen": [], "hugo": []}
+    floor: list[Run] = []
+    for _ in range(args.runs):
+        full["site-gen"].append(site_gen(root, ours_out, True, args.jobs))
+        if hugo:
+            full["hugo"].append(hugo_build(hugo, root, hugo_out, True))
+        edit_one_dump(root)
+        again["site-gen"].append(site_gen(root, ours_out, False, args.jobs))
+        if hugo:
+            edit_one_hugo_page(root)
+            again["hugo"].append(hugo_build(hugo, root, hugo_out, False))
+        floor.append(copy_floor(ours_out, args.work))
+    pages = sum(1 for _ in ours_out.rglob("*.html"))
+    result: dict[str, object] = {"papers": n, "html_pages": pages, "runs": args.runs,
+                                 "copy_floor": asdict(median(floor))}
+    for name in ("site-gen", "hugo"):
+        if full[name]:
+            result[name] = {"full": asdict(median(full[name])), "rebuild": asdict(median(again[name]))}
+    return result
+
+
+def report(result: dict[str, object]) -> str:
+    ours = result["site-gen"]
+    lines = [f"N={result['papers']:,} papers, {result['html_pages']:,} HTML pages, "
+             f"medians of {result['runs']}"]
+    floor = result["copy_floor"]["seconds"]
+    full = ours["full"]["seconds"]
+    lines.append(f"  site-gen full build   {full:7.2f} s  {ours['full']['peak_rss_mb']:7.0f} MB  "
+                 f"{result['html_pages'] / full:8.0f} pages/s  ({full / floor:.1f}x the cp -r floor of {floor:.2f} s)")
+    lines.append(f"  site-gen build again  {ours['rebuild']['seconds']:7.2f} s  after a one-dump edit")
+    if "hugo" in result:
+        theirs = result["hugo"]
+        hfull = theirs["full"]["seconds"]
+        lines.append(f"  hugo full build       {hfull:7.2f} s  {theirs['full']['peak_rss_mb']:7.0f} MB  "
+                     f"{result['html_pages'] / hfull:8.0f} pages/s")
+        lines.append(f"  hugo build again      {theirs['rebuild']['seconds']:7.2f} s  after a one-page edit")
+        lines.append(f"  ratio site-gen/hugo   time {full / hfull:.2f}x   peak RSS "
+                     f"{ours['full']['peak_rss_mb'] / theirs['full']['peak_rss_mb']:.2f}x   "
+                     f"rebuild {ours['rebuild']['seconds'] / theirs['rebuild']['seconds']:.2f}x")
+    else:
+        lines.append("  hugo: skipped (not installed and could not be installed)")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=None, help="site-gen --jobs (default: auto)")
+    parser.add_argument("--work", type=Path, default=HERE / "out")
+    parser.add_argument("--no-hugo", action="store_true")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    hugo = None if args.no_hugo else ensure_hugo()
+    results = []
+    for n in (int(s) for s in args.sizes.split(",")):
+        result = bench_size(n, args, hugo)
+        results.append(result)
+        print(report(result), flush=True)
+    (args.work / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

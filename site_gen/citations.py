@@ -1,0 +1,296 @@
+"""Citation exports: Catalog -> BibTeX, RIS and CSL-JSON files, {output path: bytes}.
+
+One file of each format per paper (``papers/<id>/cite.bib``, ``cite.ris``, ``cite.csl.json``)
+and one BibTeX file per author (``authors/<id>/papers.bib``). Every value is plain text taken
+from untrusted dumps, so each format escapes it by its own rules: BibTeX special characters
+become commands (braces always balance), RIS values stay on one line, CSL-JSON goes through
+the JSON encoder. Author lists say honestly what is known (see ``author_roster``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import unquote, urlsplit
+
+from .model import Catalog, Paper
+from .search import encode_json
+from .subjects import subject_name
+from .text import plain_text, slugify
+from .urls import absolute_url, author_bibtex_url, citation_url, paper_url
+
+_PARTICLES = frozenset(["da", "de", "del", "della", "der", "di", "du", "dos", "la", "le", "van", "von", "den", "ter", "ten", "zu"])
+_STOP_WORDS = frozenset(["a", "an", "the", "on", "of", "for", "in", "to", "and", "with", "towards", "toward", "via"])
+_ARXIV_PATH = re.compile(
+    r"/(?:abs|pdf)/((?:\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7}))(v\d+)?(?:\.pdf)?/?")
+_DOI = re.compile(r"10\.\d{4,9}/\S+")
+# Characters XML 1.0 and most parsers refuse, and C0/C1 controls that mean nothing in text.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+@dataclass(frozen=True, slots=True)
+class Roster:
+    """A paper's authors as an export can state them honestly."""
+
+    names: tuple[str, ...]
+    """Authors in order: the listed ones; or, when no list is known, the profiled ones."""
+    truncated: bool
+    """More authors exist than are named ("et al." in the source, or no list at all)."""
+    note: str
+    """An explanation for readers when the list is incomplete; "" when it is complete."""
+
+
+@dataclass(frozen=True, slots=True)
+class PaperLinks:
+    """Identifiers and files a paper's curated links reveal."""
+
+    arxiv_id: str | None
+    doi: str | None
+    pdf_url: str | None
+    arxiv_url: str | None
+
+
+def author_roster(paper: Paper, catalog: Catalog) -> Roster:
+    """Authors whose position is known, whether more exist, and a note naming the others.
+
+    A profiled author at an unknown position is never placed in the ordered list (that would
+    state a position): the note names them instead. With no list at all, they are all we know.
+    """
+    listed = tuple(catalog.author(a).name for a in paper.author_ids)
+    extra = tuple(catalog.author(a).name for a in paper.extra_author_ids)
+    names = listed or extra
+    truncated = paper.et_al or not paper.authors_listed or (bool(extra) and bool(listed))
+    joined = " and ".join(extra)
+    if not paper.authors_listed:
+        note = f"The sources name only {joined}; the full author list and its order are unknown."
+    elif extra:
+        note = (f"The author list is incomplete; {joined} "
+                f"{'is an author' if len(extra) == 1 else 'are authors'} at an unknown position.")
+    elif paper.et_al:
+        note = "The author list is truncated in the sources."
+    else:
+        note = ""
+    return Roster(names, truncated, note)
+
+
+def paper_links(paper: Paper) -> PaperLinks:
+    """The arXiv id, DOI and PDF URL from a paper's links, where curation gave them."""
+    arxiv_id = arxiv_url = doi = pdf = None
+    for link in paper.links:
+        parts = urlsplit(link.url)
+        host = parts.netloc.lower().removeprefix("www.")
+        match = _ARXIV_PATH.fullmatch(parts.path) if host in ("arxiv.org", "export.arxiv.org") else None
+        if match and arxiv_id is None:
+            arxiv_id, arxiv_url = match.group(1), link.url
+        if link.kind == "doi" or host in ("doi.org", "dx.doi.org"):
+            found = _DOI.search(unquote(parts.path))
+            doi = doi or (found.group(0) if found else None)
+        if link.kind == "pdf" and pdf is None:
+            pdf = link.url
+    if pdf is None and arxiv_id is not None:
+        pdf = f"https://arxiv.org/pdf/{arxiv_id}"
+    return PaperLinks(arxiv_id, doi, pdf, arxiv_url)
+
+
+def clean_text(text: str) -> str:
+    """Plain text on one line without characters that formats or parsers refuse."""
+    return " ".join(_UNPRINTABLE.sub("", text).split())
+
+
+def split_name(name: str) -> tuple[str, str] | None:
+    """(family, given) for a "Given Family" name; None when it cannot be split safely."""
+    words = name.split()
+    if len(words) < 2:
+        return None
+    start = len(words) - 1
+    while start > 1 and words[start - 1].casefold() in _PARTICLES:
+        start -= 1
+    return " ".join(words[start:]), " ".join(words[:start])
+
+
+# ---- keys -------------------------------------------------------------------------------
+
+def citation_keys(catalog: Catalog) -> dict[str, str]:
+    """A unique, stable BibTeX key per paper: family name, year, first title word."""
+    keys: dict[str, str] = {}
+    taken: set[str] = set()
+    for paper in catalog.papers:
+        base = _base_key(paper, catalog)
+        key, n = base, 0
+        while key in taken:
+            n += 1
+            key = base + _suffix(n)
+        taken.add(key)
+        keys[paper.id] = key
+    return keys
+
+
+def _base_key(paper: Paper, catalog: Catalog) -> str:
+    ids = paper.all_author_ids
+    first = catalog.author(ids[0]).name if ids else ""
+    family = (split_name(first) or (first, ""))[0]
+    words = [w for w in slugify(plain_text(paper.title)).split("-") if w not in _STOP_WORDS]
+    parts = (slugify(family).replace("-", ""), str(paper.year or ""), words[0] if words else "")
+    return "".join(parts) or "paper"
+
+
+def _suffix(n: int) -> str:
+    """1 -> "b", 25 -> "z", 26 -> "ba": letters, so keys stay readable."""
+    letters = ""
+    n += 1
+    while n:
+        n, rest = divmod(n, 26)
+        letters = chr(ord("a") + rest) + letters
+    return letters
+
+
+# ---- BibTeX -----------------------------------------------------------------------------
+
+# Braces become text commands, not \{ and \}: classic BibTeX counts escaped braces too.
+_BIBTEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}",
+                   "%": r"\%", "&": r"\&",
+                   "$": r"\$", "#": r"\#", "_": r"\_", "^": r"\textasciicircum{}",
+                   "~": r"\textasciitilde{}"}
+_BIBTEX_RE = re.compile("|".join(re.escape(c) for c in _BIBTEX_SPECIAL))
+
+
+def bibtex_escape(text: str) -> str:
+    """Plain text -> a BibTeX value body: specials as commands, so braces always balance."""
+    return _BIBTEX_RE.sub(lambda m: _BIBTEX_SPECIAL[m.group(0)], clean_text(text))
+
+
+def bibtex_url(url: str) -> str:
+    """A URL for BibTeX's verbatim ``url``/``doi`` fields: only brace-breaking characters encoded."""
+    return re.sub(r"[{}\\\s\"]", lambda m: f"%{ord(m.group(0)):02X}", clean_text(url))
+
+
+def _bibtex_title(title: str) -> str:
+    """Escape, then brace words with inner capitals ("RoLA", "LLMs") so styles keep their case."""
+    words = bibtex_escape(title).split(" ")
+    return " ".join("{" + w + "}" if _INNER_CAPITAL.search(w) else w for w in words)
+
+
+# A capital after a letter or digit inside one hyphen-separated part: "MoE", "GPT4V", not "Safe".
+_INNER_CAPITAL = re.compile(r"[A-Za-z0-9][A-Z]")
+
+
+def _bibtex_name(name: str) -> str:
+    """A name as BibTeX reads it; a name holding the word "and" is braced so it stays one."""
+    escaped = bibtex_escape(name)
+    return "{" + escaped + "}" if re.search(r"\band\b", escaped, re.IGNORECASE) else escaped
+
+
+def bibtex_entry(paper: Paper, catalog: Catalog, key: str, site_url: str) -> str:
+    """One ``@misc`` entry; arXiv fields where curation gave an arXiv link."""
+    roster = author_roster(paper, catalog)
+    links = paper_links(paper)
+    authors = [_bibtex_name(n) for n in roster.names] + (["others"] if roster.truncated else [])
+    fields = [
+        ("author", " and ".join(authors)),
+        ("title", _bibtex_title(plain_text(paper.title))),
+        ("year", str(paper.year) if paper.year else ""),
+        ("eprint", links.arxiv_id or ""),
+        ("archiveprefix", "arXiv" if links.arxiv_id else ""),
+        ("primaryclass", paper.subjects[0] if links.arxiv_id and paper.subjects else ""),
+        ("doi", bibtex_url(links.doi or "")),
+        ("url", bibtex_url(_best_url(paper, links, site_url))),
+        ("keywords", bibtex_escape(", ".join(paper.subjects))),
+        ("abstract", bibtex_escape(plain_text(paper.abstract))),
+        ("annote", bibtex_escape(roster.note)),
+    ]
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
+    return f"@misc{{{key},\n{body}\n}}\n"
+
+
+def _best_url(paper: Paper, links: PaperLinks, site_url: str) -> str:
+    """Where a reader finds the paper: DOI, then arXiv, then its page on this site."""
+    if links.doi:
+        return f"https://doi.org/{links.doi}"
+    return links.arxiv_url or absolute_url(paper_url(paper.id), site_url)
+
+
+# ---- RIS --------------------------------------------------------------------------------
+
+def ris_record(paper: Paper, catalog: Catalog, site_url: str) -> str:
+    """One RIS record (``TY`` .. ``ER``), CRLF line ends as the format specifies."""
+    roster = author_roster(paper, catalog)
+    links = paper_links(paper)
+    lines = [("TY", "GEN"), ("TI", plain_text(paper.title))]
+    lines += [("AU", _ris_name(n)) for n in roster.names]
+    lines += [("PY", str(paper.year) if paper.year else ""),
+              ("AB", plain_text(paper.abstract)),
+              ("DO", links.doi or ""),
+              ("UR", _best_url(paper, links, site_url)),
+              ("L1", links.pdf_url or "")]
+    lines += [("KW", subject_name(code) or code) for code in paper.subjects]
+    lines += [("N1", roster.note), ("ER", "")]
+    return "".join(f"{tag}  - {clean_text(value)}\r\n" for tag, value in lines
+                   if value or tag == "ER")
+
+
+def _ris_name(name: str) -> str:
+    split = split_name(name)
+    return f"{split[0]}, {split[1]}" if split else name
+
+
+# ---- CSL-JSON ---------------------------------------------------------------------------
+
+def csl_item(paper: Paper, catalog: Catalog, key: str, site_url: str) -> dict[str, object]:
+    """One CSL-JSON item (type "article": a preprint or working paper)."""
+    roster = author_roster(paper, catalog)
+    links = paper_links(paper)
+    item: dict[str, object] = {
+        "id": key, "type": "article", "title": clean_text(plain_text(paper.title)),
+        "author": [_csl_name(n) for n in roster.names],
+        "URL": _best_url(paper, links, site_url),
+    }
+    optional: dict[str, object] = {
+        "issued": {"date-parts": [[paper.year]]} if paper.year else None,
+        "abstract": clean_text(plain_text(paper.abstract)),
+        "DOI": links.doi,
+        "number": f"arXiv:{links.arxiv_id}" if links.arxiv_id else None,
+        "publisher": "arXiv" if links.arxiv_id else None,
+        "keyword": ", ".join(paper.subjects),
+        "annote": roster.note,
+    }
+    item.update((k, v) for k, v in optional.items() if v)
+    return item
+
+
+def _csl_name(name: str) -> dict[str, str]:
+    split = split_name(clean_text(name))
+    return {"family": split[0], "given": split[1]} if split else {"literal": clean_text(name)}
+
+
+# ---- files ------------------------------------------------------------------------------
+
+def bibtex_entries(catalog: Catalog, site_url: str) -> dict[str, str]:
+    """Paper id -> its BibTeX entry; the paper page shows the same text it links to."""
+    keys = citation_keys(catalog)
+    return {p.id: bibtex_entry(p, catalog, keys[p.id], site_url) for p in catalog.papers}
+
+
+def citation_outputs(catalog: Catalog, site_url: str,
+                     entries: dict[str, str] | None = None) -> dict[str, bytes]:
+    """Every citation file of the site, by output path."""
+    keys = citation_keys(catalog)
+    entries = entries if entries is not None else bibtex_entries(catalog, site_url)
+    outputs: dict[str, bytes] = {}
+    for paper in catalog.papers:
+        outputs[citation_url(paper.id, "bib")] = entries[paper.id].encode("utf-8")
+        outputs[citation_url(paper.id, "ris")] = ris_record(paper, catalog, site_url).encode("utf-8")
+        item = csl_item(paper, catalog, keys[paper.id], site_url)
+        outputs[citation_url(paper.id, "csl")] = encode_json([item])
+    for author in catalog.authors:
+        papers = sorted((catalog.paper(pid) for pid in author.paper_ids), key=_newest_first)
+        outputs[author_bibtex_url(author.id)] = _join(entries[p.id] for p in papers)
+    return outputs
+
+
+def _newest_first(paper: Paper) -> tuple[bool, int, str]:
+    return (paper.year is None, -(paper.year or 0), paper.id)
+
+
+def _join(entries: Iterable[str]) -> bytes:
+    return "\n".join(entries).encode("utf-8")

@@ -1,0 +1,102 @@
+"""Data exports: Catalog -> ``papers.json`` and ``authors.json``, the merged catalog for reuse.
+
+Output stage, {output path: bytes}. The format is versioned (``EXPORT_VERSION``) and documented
+field by field in docs/data-exports.md; add fields freely, but rename or remove one only with
+a new version. URLs are absolute (under ``site_url``) so the files are useful anywhere.
+"""
+
+from __future__ import annotations
+
+from .citations import author_roster, paper_links
+from .config import Config
+from .model import Author, Catalog, Paper
+from .search import encode_json
+from .text import plain_text
+from .urls import (
+    AUTHORS_EXPORT,
+    PAPERS_EXPORT,
+    absolute_url,
+    author_bibtex_url,
+    author_feed_url,
+    author_url,
+    citation_url,
+    paper_url,
+    subject_feed_url,
+    subject_url,
+)
+
+EXPORT_VERSION = 1
+
+
+def export_outputs(catalog: Catalog, config: Config) -> dict[str, bytes]:
+    """Both export files."""
+    return {PAPERS_EXPORT: encode_json(papers_document(catalog, config)),
+            AUTHORS_EXPORT: encode_json(authors_document(catalog, config))}
+
+
+def _site(config: Config) -> dict[str, object]:
+    return {"title": config.title, "url": config.site_url, "language": config.language}
+
+
+def papers_document(catalog: Catalog, config: Config) -> dict[str, object]:
+    """Every paper, plus the subjects they use."""
+    subjects = {s.code: {"name": s.name, "group": s.group, "known": s.known,
+                         "url": absolute_url(subject_url(s.code), config.site_url),
+                         "feed": absolute_url(subject_feed_url(s.code), config.site_url)}
+                for s in catalog.subjects}
+    return {"version": EXPORT_VERSION, "site": _site(config),
+            "papers": [_paper(p, catalog, config.site_url) for p in catalog.papers],
+            "subjects": subjects}
+
+
+def _paper(paper: Paper, catalog: Catalog, site_url: str) -> dict[str, object]:
+    roster = author_roster(paper, catalog)
+    links = paper_links(paper)
+    return {
+        "id": paper.id,
+        "url": absolute_url(paper_url(paper.id), site_url),
+        "title": paper.title,
+        "title_text": plain_text(paper.title),
+        "title_origin": paper.title_origin,
+        "year": paper.year,
+        "authors": list(paper.author_ids),
+        "extra_authors": list(paper.extra_author_ids),
+        "author_names": list(roster.names),
+        "authors_listed": paper.authors_listed,
+        "et_al": paper.et_al,
+        "authors_note": roster.note,
+        "subjects": list(paper.subjects),
+        "abstract": paper.abstract,
+        "abstract_text": plain_text(paper.abstract),
+        "links": [{"kind": k.kind, "url": k.url, "label": k.label} for k in paper.links],
+        "arxiv_id": links.arxiv_id,
+        "doi": links.doi,
+        "pdf_url": links.pdf_url,
+        "citation": {fmt: absolute_url(citation_url(paper.id, fmt), site_url)
+                     for fmt in ("bib", "ris", "csl")},
+        "sources": [{"path": s.path, "line": s.line} for s in paper.sources],
+    }
+
+
+def authors_document(catalog: Catalog, config: Config) -> dict[str, object]:
+    """Every author, profiled or co-author."""
+    return {"version": EXPORT_VERSION, "site": _site(config),
+            "authors": [_author(a, config.site_url) for a in catalog.authors]}
+
+
+def _author(author: Author, site_url: str) -> dict[str, object]:
+    return {
+        "id": author.id,
+        "name": author.name,
+        "url": absolute_url(author_url(author.id), site_url),
+        "profiled": author.profiled,
+        "affiliation": author.affiliation,
+        "homepage": author.homepage,
+        "variants": list(author.variants),
+        "papers": list(author.paper_ids),
+        "profiles": [{"path": p.path, "records": p.records,
+                      "claim": {"count": p.claim.count, "at_least": p.claim.at_least}
+                      if p.claim else None} for p in author.profiles],
+        "bibtex": absolute_url(author_bibtex_url(author.id), site_url),
+        "feed": absolute_url(author_feed_url(author.id), site_url),
+    }

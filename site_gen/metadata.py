@@ -1,0 +1,172 @@
+"""Scholarly metadata for page heads: Highwire tags, Open Graph, and schema.org JSON-LD.
+
+Render-stage helpers, called from ``partials/meta.html``: each returns plain data (name/value
+pairs or a JSON-ready dict); the templates escape it (attributes by autoescape, JSON-LD by
+``|tojson``, which escapes ``<``, ``>``, ``&`` and ``'`` so no text can close the script).
+Google Scholar reads the ``citation_*`` tags; link previews read Open Graph and Twitter tags.
+"""
+
+from __future__ import annotations
+
+from .citations import author_roster, clean_text, paper_links
+from .config import Config
+from .model import Author, Catalog, Paper, Subject
+from .subjects import subject_name
+from .text import plain_text
+from .urls import (
+    AUTHORS_EXPORT,
+    PAPERS_EXPORT,
+    absolute_url,
+    author_url,
+    citation_url,
+    paper_url,
+    subject_url,
+)
+
+DESCRIPTION_LIMIT = 300
+SCHEMA = "https://schema.org"
+Tags = tuple[tuple[str, str], ...]
+
+
+def summary(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
+    """Plain text cut at a word boundary, for descriptions and previews."""
+    flat = clean_text(plain_text(text))
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+def highwire_tags(paper: Paper, catalog: Catalog, site: Config) -> Tags:
+    """Google Scholar's ``citation_*`` meta tags, authors one per tag in order."""
+    links = paper_links(paper)
+    tags: list[tuple[str, str]] = [("citation_title", plain_text(paper.title))]
+    tags += [("citation_author", name) for name in author_roster(paper, catalog).names]
+    optional = [
+        ("citation_publication_date", str(paper.year) if paper.year else ""),
+        ("citation_abstract", plain_text(paper.abstract)),
+        ("citation_pdf_url", links.pdf_url or ""),
+        ("citation_arxiv_id", links.arxiv_id or ""),
+        ("citation_doi", links.doi or ""),
+        ("citation_technical_report_institution", "arXiv" if links.arxiv_id else ""),
+        ("citation_abstract_html_url", absolute_url(paper_url(paper.id), site.site_url)),
+        ("citation_language", site.language),
+    ]
+    tags += [(name, value) for name, value in optional if value]
+    tags += [("citation_keywords", subject_name(code) or code) for code in paper.subjects]
+    return tuple((name, clean_text(value)) for name, value in tags)
+
+
+def open_graph_tags(kind: str, title: str, description: str, url: str, site: Config) -> Tags:
+    """Open Graph ``og:*`` (as ``property``) for link previews."""
+    tags = [("og:type", kind), ("og:title", title), ("og:url", url),
+            ("og:site_name", site.title), ("og:locale", site.language.replace("-", "_"))]
+    if description:
+        tags.append(("og:description", description))
+    return tuple((name, clean_text(value)) for name, value in tags)
+
+
+def twitter_tags(title: str, description: str) -> Tags:
+    """Twitter/X card tags (as ``name``); a text-only summary card."""
+    tags = [("twitter:card", "summary"), ("twitter:title", title)]
+    if description:
+        tags.append(("twitter:description", description))
+    return tuple((name, clean_text(value)) for name, value in tags)
+
+
+def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, object]:
+    """schema.org ``ScholarlyArticle`` for a paper page."""
+    url = absolute_url(paper_url(paper.id), site.site_url)
+    links = paper_links(paper)
+    ids = paper.author_ids + paper.extra_author_ids
+    authors = [_person_ref(catalog.author(a), site) for a in ids]
+    data: dict[str, object] = {
+        "@context": SCHEMA, "@type": "ScholarlyArticle", "@id": url, "url": url,
+        "mainEntityOfPage": url, "name": clean_text(plain_text(paper.title)),
+        "headline": summary(paper.title, 110), "author": authors,
+        "inLanguage": site.language,
+        "isPartOf": {"@type": "WebSite", "name": site.title, "url": site.site_url},
+        "encoding": [{"@type": "MediaObject", "encodingFormat": mime,
+                      "contentUrl": absolute_url(citation_url(paper.id, fmt), site.site_url)}
+                     for fmt, mime in _CITATION_TYPES],
+    }
+    same_as = [u for u in (links.arxiv_url, f"https://doi.org/{links.doi}" if links.doi else None) if u]
+    optional: dict[str, object] = {
+        "datePublished": str(paper.year) if paper.year else None,
+        "abstract": clean_text(plain_text(paper.abstract)),
+        "about": [_subject_term(catalog.subject(c), site) for c in paper.subjects],
+        "keywords": [subject_name(c) or c for c in paper.subjects],
+        "sameAs": same_as,
+        "identifier": _identifiers(links.arxiv_id, links.doi),
+    }
+    data.update((k, v) for k, v in optional.items() if v)
+    return data
+
+
+_CITATION_TYPES = (("bib", "application/x-bibtex"), ("ris", "application/x-research-info-systems"),
+                   ("csl", "application/vnd.citationstyles.csl+json"))
+
+
+def _identifiers(arxiv_id: str | None, doi: str | None) -> list[dict[str, str]]:
+    found = [("arXiv", arxiv_id), ("DOI", doi)]
+    return [{"@type": "PropertyValue", "propertyID": kind, "value": value}
+            for kind, value in found if value]
+
+
+def _person_ref(author: Author, site: Config) -> dict[str, object]:
+    return {"@type": "Person", "name": clean_text(author.name),
+            "url": absolute_url(author_url(author.id), site.site_url)}
+
+
+def _subject_term(subject: Subject, site: Config) -> dict[str, object]:
+    return {"@type": "DefinedTerm", "termCode": subject.code, "name": subject.name,
+            "url": absolute_url(subject_url(subject.code), site.site_url)}
+
+
+def author_jsonld(author: Author, site: Config) -> dict[str, object]:
+    """schema.org ``ProfilePage`` whose main entity is the ``Person``."""
+    url = absolute_url(author_url(author.id), site.site_url)
+    person: dict[str, object] = {"@type": "Person", "@id": url + "#person",
+                                 "name": clean_text(author.name), "url": url}
+    if author.affiliation:
+        person["affiliation"] = {"@type": "Organization", "name": clean_text(author.affiliation)}
+    if author.homepage:
+        person["sameAs"] = [author.homepage]
+    if author.variants:
+        person["alternateName"] = [clean_text(v) for v in author.variants]
+    return {"@context": SCHEMA, "@type": "ProfilePage", "@id": url, "url": url,
+            "name": clean_text(author.name), "mainEntity": person}
+
+
+def collection_jsonld(name: str, page: str, paper_ids: tuple[str, ...], catalog: Catalog,
+                      subject: Subject | None, site: Config) -> dict[str, object]:
+    """schema.org ``CollectionPage`` (at absolute URL ``page``) for a list of papers."""
+    papers = [catalog.paper(pid) for pid in paper_ids]
+    data: dict[str, object] = {
+        "@context": SCHEMA, "@type": "CollectionPage", "@id": page, "url": page,
+        "name": clean_text(name),
+        "hasPart": [{"@type": "ScholarlyArticle", "@id": absolute_url(paper_url(p.id), site.site_url),
+                     "name": clean_text(plain_text(p.title))} for p in papers],
+    }
+    if subject is not None:
+        data["about"] = _subject_term(subject, site)
+    return data
+
+
+def site_jsonld(site: Config) -> dict[str, object]:
+    """schema.org ``WebSite`` plus a ``DataCatalog`` describing papers.json and authors.json."""
+    datasets = [_dataset(PAPERS_EXPORT, "Papers", "Every paper on the site, merged and curated.", site),
+                _dataset(AUTHORS_EXPORT, "Authors", "Every author on the site, with their papers.", site)]
+    return {"@context": SCHEMA, "@graph": [
+        {"@type": "WebSite", "@id": site.site_url, "url": site.site_url,
+         "name": clean_text(site.title), "description": clean_text(site.description),
+         "inLanguage": site.language},
+        {"@type": "DataCatalog", "@id": site.site_url + "#data", "url": site.site_url,
+         "name": clean_text(f"{site.title}: data"), "dataset": datasets},
+    ]}
+
+
+def _dataset(file: str, name: str, description: str, site: Config) -> dict[str, object]:
+    return {"@type": "Dataset", "name": name, "description": description,
+            "url": site.site_url,
+            "distribution": {"@type": "DataDownload", "encodingFormat": "application/json",
+                             "contentUrl": absolute_url(file, site.site_url)}}

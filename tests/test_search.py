@@ -1,0 +1,126 @@
+"""The search index files: encoding, sharding, fragments and the manifest (docs/search.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import abstract, build, listing_dump
+from hypothesis import given
+from hypothesis import strategies as st
+
+from site_gen.search import (
+    DIGITS,
+    INDEX_DIR,
+    STOPWORDS,
+    encode_ids,
+    encode_number,
+    indexable,
+    term_order,
+    typeset,
+    words,
+)
+
+VALUE = {c: i for i, c in enumerate(DIGITS)}
+
+
+def decode_ids(text: str) -> list[int]:
+    """The decoder of search.js, in Python."""
+    if not text:
+        return []
+    if text[0] == "~":
+        return [(i - 1) * 6 + bit for i in range(1, len(text)) for bit in range(6)
+                if VALUE[text[i]] >> bit & 1]
+    out, last, n, shift = [], -1, 0, 0
+    for char in text:
+        v = VALUE[char]
+        n += (v & 31) << shift
+        if v & 32:
+            shift += 5
+            continue
+        last += n + 1
+        out.append(last)
+        n, shift = 0, 0
+    return out
+
+
+@given(st.sets(st.integers(0, 5000)))
+def test_posting_lists_round_trip(ids: set[int]) -> None:
+    ordered = sorted(ids)
+    encoded = encode_ids(ordered, 5001)
+    assert decode_ids(encoded) == ordered
+    assert all(c in DIGITS or c == "~" for c in encoded)
+
+
+def test_dense_lists_become_bitmaps_and_numbers_are_short() -> None:
+    assert encode_ids(list(range(0, 600, 2)), 600).startswith("~")
+    assert not encode_ids([3, 900], 1000).startswith("~")
+    assert [len(encode_number(n)) for n in (0, 31, 32, 1023, 1024)] == [1, 1, 2, 2, 3]
+
+
+def test_words_fold_case_and_accents_and_skip_function_words() -> None:
+    assert words("Crème Brûlée: RollMux-2 (ÉTÉ)") == ["creme", "brulee", "rollmux", "2", "ete"]
+    assert not indexable("the", 0) and indexable("the", 1)  # kept in names only
+    assert not indexable("x", 3) and indexable("王", 0)
+    assert "an" in STOPWORDS and indexable("an", 1)  # Dakai An is findable
+    assert typeset("Part II: ROLL Flash -- Accelerating --- fast") == "Part II: ROLL Flash – Accelerating — fast"
+
+
+def test_term_order_is_javascripts() -> None:
+    terms = ["b", "a", "\U0001d400", "\uff21", "ab"]
+    assert sorted(terms, key=term_order) == ["a", "ab", "b", "\U0001d400", "\uff21"]
+
+
+@pytest.fixture
+def small_index(make_project):
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", [
+        (2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
+        (2023, "Phase Multiplexing for Rollouts", abstract("multiplexing"), ["cs.DC", "cs.LG"]),
+        (None, "Undated Note on Schedulers", abstract("schedulers"), ["cs.DC"])])})
+    assert build(project).ok
+    root = project / "_site"
+    read = lambda name: json.loads((root / INDEX_DIR / name).read_text(encoding="utf-8"))
+    return root, read
+
+
+def test_manifest_years_subjects_and_shards(small_index) -> None:
+    _, read = small_index
+    meta = read("meta.json")
+    assert meta["version"] == 2 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
+    assert meta["years"] == [[2024, 0, 1], [2023, 1, 1], [None, 2, 1]]
+    assert meta["subjects"] == [["cs.DC", "Distributed, Parallel, and Cluster Computing", 2],
+                                ["cs.LG", "Machine Learning", 2]]
+    assert meta["shards"] == sorted(meta["shards"], key=term_order)
+    terms = {}
+    for number in range(len(meta["shards"])):
+        shard = read(f"t/{number}.json")
+        assert min(shard, key=term_order) == meta["shards"][number]
+        terms.update(shard)
+    title, _, _, text = (terms["batching"].split(".") + ["", "", ""])[:4]
+    assert decode_ids(title) == [0] and decode_ids(text) == [0]
+    assert decode_ids(terms["ann"].split(".")[1]) == [0, 1, 2]
+    assert decode_ids(terms["ann"].split(".")[0]) == [3]  # the author's own entry
+    assert "the" not in terms and "for" not in terms
+    assert set(read("v/74.json").split()) == {t for t in terms if t.startswith("t")}
+    assert decode_ids(read("s/cs.DC.json")) == [1, 2]
+
+
+def test_fragments_and_search_json(small_index) -> None:
+    root, read = small_index
+    first = read("d/0.json")
+    assert first["t"] == "Tail Batching for Synchronous RL" and first["y"] == 2024
+    assert first["u"] == "papers/tail-batching-for-synchronous-rl/" and first["a"] == ["Ann Lee"]
+    assert read("d/3.json") == {"c": 3, "n": "Ann Lee", "p": True, "u": "authors/ann-lee/"}
+    listing = json.loads((root / "search.json").read_text(encoding="utf-8"))
+    assert listing["version"] == 2 and listing["index"] == "search/index/meta.json"
+    assert len(listing["papers"]) == 3 and listing["authors"][0]["name"] == "Ann Lee"
+
+
+def test_hostile_text_is_escaped_in_every_index_file(make_project) -> None:
+    hostile = "<script>alert(1)</script> & more"
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", [
+        (2024, hostile, abstract("escaping") + " " + hostile, ["cs.CR"])])})
+    assert build(project).ok
+    for path in (project / "_site").rglob("*.json"):
+        data = path.read_bytes()
+        assert b"<" not in data and b">" not in data and b"&" not in data, path
