@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = args.work or HERE / "out" / f"rebuild-{args.papers}-{args.seed}"
     project = make_corpus(work, args.papers, args.seed)
+    if EDIT_MARK in first_dump(project).read_text(encoding="utf-8"):
+        edit_one_dump(project, undo=True)  # an interrupted run left its edit behind
     runs = max(3, args.runs)
     full = [time_full_build(project, work / f"clean{i}") for i in range(runs)]
     print(f"full build (site-gen build, empty output): {fmt(full)}", flush=True)
@@ -95,7 +97,7 @@ def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[flo
     builder = Builder(project, project / "_watch", keep_spare=True)
     discard(builder.output)
     swapped: dict[int, float] = {}  # build number -> when its site was on disk
-    session = WatchSession(builder, say=lambda line: None, warn=print)
+    session = WatchSession(builder, say=lambda line: None, warn=print_problem)
     write = builder.tree.write
 
     def timed_write(*args, **kwargs):
@@ -126,6 +128,12 @@ def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[flo
             edit_one_dump(project, undo=True)
         discard(builder.output)
     return latency, build_only
+
+
+def print_problem(line: str) -> None:
+    """Errors and failed builds, not the corpus's warnings (generated papers lack years)."""
+    if ": warning: " not in line:
+        print(line, flush=True)
 
 
 def wait_for_rebuild(session: WatchSession, path: str, start: int, seconds: float = 120) -> int:
