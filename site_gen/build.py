@@ -260,7 +260,8 @@ class Builder:
                           reread: tuple[str, ...]) -> BuildResult:
         """Render what is stale, reuse the rest, write; then remember what is on disk."""
         env = self._environment(plan.theme, plan.theme_templates)
-        entries = bibtex_entries(plan.catalog, plan.config.site_url)
+        same_catalog = plan.changes == frozenset()
+        entries = self._bibtex(plan, same_catalog)
         tracked = {"asset": asset_versions(plan.static), "bibtex": entries}
         globals_ = {"asset_versions": tracked["asset"], "bibtex": entries,
                     "nav_pages": tuple(p for p in plan.pages if p.nav)}
@@ -273,17 +274,37 @@ class Builder:
                                 self.jobs, self.fragments)
         outputs = {name: page.data for name, page in rendered.items()}
         assets = {ASSETS + name: data for name, data in plan.static.items()}
-        files = site_files(plan.catalog, plan.config, plan.routes, entries, plan.build_time)
+        files, kept_files = self._site_files(plan, entries, same_catalog)
         names = {str(r.output) for r in plan.routes}
         diagnostics = _sorted(diagnostics + taken_names(names, assets)
                               + taken_names(names | assets.keys(), files))
         if has_errors(diagnostics):
             return BuildResult(tuple(diagnostics), catalog=plan.catalog, reread=reread)
         outputs.update({**assets, **files})
-        written = self.tree.write(outputs, names - outputs.keys())
-        self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes, rendered)
+        written = self.tree.write(outputs, (names | kept_files) - outputs.keys())
+        self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes, rendered,
+                                        (_site_files_key(plan), set(files) or kept_files))
         return BuildResult(tuple(diagnostics), written, len(plan.routes), plan.catalog,
                            len(rendered), reread, plan.config)
+
+    def _bibtex(self, plan: Plan, same_catalog: bool) -> Mapping[str, str]:
+        """BibTeX entries of every paper (a template global): last build's if nothing changed."""
+        before = self.memory.tracked.get("bibtex")
+        if same_catalog and before is not None and self.memory.site is not None \
+                and self.memory.site[0].site_url == plan.config.site_url:  # type: ignore[index]
+            return before  # type: ignore[return-value]
+        return bibtex_entries(plan.catalog, plan.config.site_url)
+
+    def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool
+                    ) -> tuple[dict[str, bytes], set[str]]:
+        """The files beside the pages, or (when all they are made from is unchanged) the names
+        of last build's, which the output keeps."""
+        key, names = self.memory.site_files
+        live = self.tree.digests()
+        if same_catalog and key == _site_files_key(plan) and all(live.get(n) for n in names):
+            return {}, set(names)
+        return site_files(plan.catalog, plan.config, plan.routes, dict(entries),
+                          plan.build_time), set()
 
     def _stale_routes(self, routes: tuple[Route, ...], changes: frozenset[Lookup] | None,
                       fresh: bool) -> tuple[Route, ...]:
@@ -314,6 +335,11 @@ class Builder:
     def close(self) -> None:
         """Remove the spare output folder a watch session kept (see output.py)."""
         self.tree.remove_spare()
+
+
+def _site_files_key(plan: Plan) -> object:
+    """What the files beside the pages are made from, besides the catalog."""
+    return (plan.config, tuple(r.url for r in plan.routes), plan.build_time)
 
 
 def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],

@@ -157,6 +157,8 @@ class RenderMemory:
     tracked: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
     """Globals read per entry (asset versions, BibTeX), by lookup kind."""
     pages: Mapping[str, PageMemo] = field(default_factory=dict)
+    site_files: tuple[object, Collection[str]] = (None, ())
+    """What the files beside the pages were made from (besides the catalog), and their names."""
 
     def changes(self, catalog_changes: frozenset[Lookup] | None,
                 tracked: Mapping[str, Mapping[str, object]], templates: Mapping[str, str]
@@ -183,7 +185,8 @@ class RenderMemory:
 
     def after(self, catalog: Catalog, site: object, templates: Mapping[str, str],
               tracked: Mapping[str, Mapping[str, object]], routes: Iterable[Route],
-              rendered: Mapping[str, Rendered]) -> RenderMemory:
+              rendered: Mapping[str, Rendered], site_files: tuple[object, Collection[str]]
+              ) -> RenderMemory:
         """The memory of the build that just wrote: rendered pages new, the others kept."""
         pages = {}
         for route in routes:
@@ -191,4 +194,4 @@ class RenderMemory:
             page = rendered.get(name)
             pages[name] = (PageMemo(route, page.lookups, digest(page.data)) if page is not None
                            else self.pages[name])
-        return RenderMemory(catalog, site, templates, tracked, pages)
+        return RenderMemory(catalog, site, templates, tracked, pages, site_files)

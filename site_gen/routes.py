@@ -11,7 +11,8 @@ import heapq
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from itertools import groupby
+from itertools import chain, groupby
+from operator import itemgetter
 from pathlib import PurePosixPath
 
 from .diagnostics import Diagnostic, error
@@ -47,11 +48,14 @@ def plan_routes(
         _route("search/", "search.html"),
         _route("404.html", "404.html"),
     ]
-    rank = {p.id: i for i, p in enumerate(sorted(catalog.papers, key=_newest_first))}
-    ranked_subjects = {s.code: sorted(rank[pid] for pid in s.paper_ids) for s in catalog.subjects}
     by_rank = sorted(catalog.papers, key=_newest_first)
-    routes += [_paper_route(catalog, p, rank, ranked_subjects, by_rank) for p in catalog.papers]
-    routes += [_author_route(catalog, a) for a in catalog.authors]
+    rank = {p.id: i for i, p in enumerate(by_rank)}
+    ranked_subjects = {s.code: sorted(rank[pid] for pid in s.paper_ids) for s in catalog.subjects}
+    ranked_authors = {a.id: tuple(rank[pid] for pid in a.paper_ids) for a in catalog.authors}
+    routes += [_paper_route(catalog, p, rank, ranked_subjects, ranked_authors, by_rank)
+               for p in catalog.papers]
+    profiled = catalog.profiled_authors
+    routes += [_author_route(catalog, profiled, a) for a in catalog.authors]
     routes += [_route(subject_url(s.code), "subject.html", subject=s,
                       years=by_year(catalog.paper(i) for i in s.paper_ids),
                       feeds=((f"{s.name}: new papers", subject_feed_url(s.code)),))
@@ -96,9 +100,10 @@ def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Sub
 
 
 def _paper_route(catalog: Catalog, paper: Paper, rank: Mapping[str, int],
-                 ranked_subjects: Mapping[str, list[int]], by_rank: list[Paper]) -> Route:
-    by_authors = _related(catalog, paper, rank, (pid for a in paper.all_author_ids
-                                                 for pid in catalog.author(a).paper_ids))
+                 ranked_subjects: Mapping[str, list[int]],
+                 ranked_authors: Mapping[str, tuple[int, ...]], by_rank: list[Paper]) -> Route:
+    by_authors = _related(rank[paper.id], [ranked_authors[a] for a in paper.all_author_ids],
+                          by_rank)
     return _route(
         paper_url(paper.id), "paper.html", paper=paper,
         authors=tuple(catalog.author(a) for a in paper.author_ids),
@@ -125,21 +130,24 @@ def _nearby_in_subjects(paper: Paper, rank: Mapping[str, int],
     return tuple(by_rank[r] for r, _ in best)
 
 
-def _related(catalog: Catalog, paper: Paper, rank: Mapping[str, int],
-             candidates: Iterable[str]) -> tuple[Paper, ...]:
-    """Other papers ranked by how often they came up, then newest first (``rank``)."""
-    counts = Counter(candidates)
-    counts.pop(paper.id, None)
-    best = heapq.nsmallest(RELATED_LIMIT, counts.items(), key=lambda kv: (-kv[1], rank[kv[0]]))
-    return tuple(catalog.paper(pid) for pid, _ in best)
+def _related(own: int, groups: list[tuple[int, ...]], by_rank: list[Paper]) -> tuple[Paper, ...]:
+    """Other papers ranked by how often they came up, then newest first (by rank).
+
+    Papers are handled as their ranks, so the ranking is two sorts in C (a 10,000-paper site
+    plans in a fraction of the time a key function per candidate takes).
+    """
+    counts = Counter(chain.from_iterable(groups))
+    counts.pop(own, None)
+    best = sorted(counts.items())  # by rank
+    best.sort(key=itemgetter(1), reverse=True)  # most shared first; stable, so newest first within
+    return tuple(by_rank[r] for r, _ in best[:RELATED_LIMIT])
 
 
-def _author_route(catalog: Catalog, author: Author) -> Route:
+def _author_route(catalog: Catalog, profiled: tuple[Author, ...], author: Author) -> Route:
     papers = [catalog.paper(pid) for pid in author.paper_ids]
     coauthors = Counter(a for p in papers for a in p.all_author_ids if a != author.id)
     subjects = Counter(code for p in papers for code in p.subjects)
-    profiled_with = tuple(a for a in catalog.profiled_authors
-                          if a.id != author.id and a.id in coauthors)
+    profiled_with = tuple(a for a in profiled if a.id != author.id and a.id in coauthors)
     return _route(
         author_url(author.id), "author.html", author=author, years=by_year(papers),
         paper_count=len(papers),

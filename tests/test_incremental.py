@@ -130,6 +130,20 @@ def test_a_template_change_renders_the_pages_that_use_it(site: Builder) -> None:
     assert result.rendered == 1 and result.written.changed == ("about/index.html",)
 
 
+def test_files_beside_the_pages_are_kept_when_the_catalog_did_not_change(site: Builder,
+                                                                          monkeypatch) -> None:
+    import site_gen.build as build_module
+
+    def unexpected(*args: object) -> None:
+        raise AssertionError("search index, feeds, citations and exports made again")
+
+    monkeypatch.setattr(build_module, "site_files", unexpected)
+    monkeypatch.setattr(build_module, "bibtex_entries", unexpected)
+    result = rebuild(site, lambda: write(site.project, "templates/page.html",
+                                         '{% extends "!theme/page.html" %}'))
+    assert result.ok and "search.json" in read_tree(site.output)
+
+
 def test_a_static_change_copies_only_that_file(site: Builder) -> None:
     result = rebuild(site, lambda: write(site.project, "static/extra.txt", "hello\n"))
     assert result.rendered == 0 and result.written.changed == ("assets/extra.txt",)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, abstract, listing_dump, read_tree
-from test_watch import wait_for
+from test_watch import save, wait_for
 
 from site_gen.build import Builder
 from site_gen.diagnostics import error
@@ -143,14 +143,14 @@ def test_edit_break_fix_cycle(preview: Preview) -> None:
     dumps = preview.project / "content/dumps"
     # 1. edit: the new paper is served within 2 s
     started = time.monotonic()
-    (dumps / "a.txt").write_text(dump_with("First Paper About Rollouts", "Second Paper On Caching"))
+    save(dumps / "a.txt", dump_with("First Paper About Rollouts", "Second Paper On Caching"))
     new = "/pubs/papers/second-paper-on-caching/"
     assert wait_for(lambda: preview.get(new)[0] == 200, seconds=2)
     assert time.monotonic() - started < 2
     good_home = preview.get("/pubs/")[2]
     assert b"Second Paper On Caching" in good_home and b"site-gen-overlay" not in good_home
     # 2. break it: the last good site is still served, with the overlay naming the problem
-    (dumps / "a.txt").write_text(dump_with("First Paper About Rollouts") + "\nStray <text> here.\n")
+    save(dumps / "a.txt", dump_with("First Paper About Rollouts") + "\nStray <text> here.\n")
     assert wait_for(lambda: b"site-gen-overlay" in preview.get("/pubs/")[2], seconds=2)
     for path in ("/pubs/", new, "/pubs/no-such-page/"):
         body = preview.get(path)[2]
@@ -161,7 +161,7 @@ def test_edit_break_fix_cycle(preview: Preview) -> None:
     assert any(line.startswith("build failed in ") for line in preview.lines)
     assert any(line.startswith("content/dumps/a.txt:") for line in preview.lines)
     # 3. fix it: the overlay goes and the site follows the fixed dump
-    (dumps / "a.txt").write_text(dump_with("First Paper About Rollouts", "Third Paper On Fixing"))
+    save(dumps / "a.txt", dump_with("First Paper About Rollouts", "Third Paper On Fixing"))
     assert wait_for(lambda: preview.get("/pubs/papers/third-paper-on-fixing/")[0] == 200, seconds=2)
     home = preview.get("/pubs/")[2]
     assert b"site-gen-overlay" not in home and b"Third Paper On Fixing" in home
@@ -184,16 +184,16 @@ def read_events(server: PreviewServer, since: int, count: int, seconds: float = 
 
 def test_event_stream_names_changed_files_and_problems(preview: Preview) -> None:
     dump = preview.project / "content/dumps/b.txt"  # another author, another subject
-    dump.write_text(listing_dump("Bo Wu", [(2023, "Another One Bites", abstract("bites"), ["cs.DC"])]))
+    save(dump, listing_dump("Bo Wu", [(2023, "Another One Bites", abstract("bites"), ["cs.DC"])]))
     assert wait_for(lambda: preview.get("/pubs/papers/another-one-bites/")[0] == 200)
     first = preview.live.current.generation
     result: list[list[dict]] = []
     reader = threading.Thread(target=lambda: result.append(read_events(preview.server, first, 2)))
     reader.start()
     time.sleep(0.2)
-    dump.write_text(listing_dump("Bo Wu", [(2023, "Another One Bites", abstract("chews"), ["cs.DC"])]))
+    save(dump, listing_dump("Bo Wu", [(2023, "Another One Bites", abstract("chews"), ["cs.DC"])]))
     assert wait_for(lambda: preview.live.current.generation == first + 1, seconds=3)
-    dump.write_text("not a dump at all\n")
+    save(dump, "not a dump at all\n")
     reader.join(timeout=6)
     built, failed = result[0]
     assert built["generation"] == first + 1 and built["problems"] == ""

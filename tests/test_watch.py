@@ -159,6 +159,14 @@ def test_inotify_limit_falls_back_to_polling(tmp_path: Path) -> None:
         watcher.stop()
 
 
+def save(path: Path, text: str) -> None:
+    """Save as most editors do (a temp file renamed over the target), so a watcher never sees
+    a half-written file, however slow a loaded machine makes the writer."""
+    temp = path.with_name(path.name + ".tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
 def wait_for(probe, seconds: float = 5.0, every: float = 0.02):
     """Poll ``probe`` until it returns something truthy, at most ``seconds``."""
     deadline = time.monotonic() + seconds
@@ -220,7 +228,7 @@ def test_a_burst_of_200_events_gives_at_most_two_rebuilds(session: WatchSession)
 
 def test_deleting_a_dump_removes_its_pages(session: WatchSession) -> None:
     project = session.builder.project
-    (project / "content/dumps/b.txt").write_text(listing_dump("Bo Wu", [
+    save(project / "content/dumps/b.txt", listing_dump("Bo Wu", [
         (2023, "A Paper That Will Go Away", abstract("going"), ["cs.DC"])]))
     page = session.builder.output / "papers/a-paper-that-will-go-away/index.html"
     assert wait_for(page.is_file)
@@ -232,7 +240,7 @@ def test_deleting_a_dump_removes_its_pages(session: WatchSession) -> None:
 def test_rebuild_line_says_what_changed_and_how_much_was_done(session: WatchSession) -> None:
     page = session.builder.project / "content/pages/about.md"
     page.parent.mkdir(exist_ok=True)
-    page.write_text("---\ntitle: About\nnav: false\n---\nHello.\n")
+    save(page, "---\ntitle: About\nnav: false\n---\nHello.\n")
     assert wait_for(lambda: len(session.history) == 2)
     assert (session.builder.output / "about/index.html").is_file()
     line = rebuild_line(session.history[-1], session.builder.project)
@@ -245,8 +253,8 @@ def test_a_bug_in_a_build_does_not_end_the_session(session: WatchSession, monkey
     real = build_module.build_catalog
     monkeypatch.setattr(build_module, "build_catalog", lambda *a: 1 / 0)
     dump = session.builder.project / "content/dumps/a.txt"
-    dump.write_text(listing_dump("Ann Lee", [(2022, "After The Crash We Rebuild", abstract("x"),
-                                              ["cs.LG"])]))
+    save(dump, listing_dump("Ann Lee", [(2022, "After The Crash We Rebuild", abstract("x"),
+                                        ["cs.LG"])]))
     assert wait_for(lambda: len(session.history) == 2)
     assert not session.history[-1].result.ok
     assert "internal error, please report it: ZeroDivisionError" in session.lines[-1]
@@ -267,10 +275,10 @@ def test_changes_during_a_build_make_up_the_next_build(session: WatchSession, mo
         return real_build(*args, **kwargs)
 
     monkeypatch.setattr(session.builder, "build", slow_build)
-    (project / "content/dumps/b.txt").write_text(listing_dump("Bo Wu", [
+    save(project / "content/dumps/b.txt", listing_dump("Bo Wu", [
         (2023, "Saved Before The Build Began", abstract("before"), ["cs.DC"])]))
     assert started.wait(timeout=5)
-    (project / "content/dumps/c.txt").write_text(listing_dump("Cy Tan", [
+    save(project / "content/dumps/c.txt", listing_dump("Cy Tan", [
         (2023, "Saved While The Build Ran", abstract("during"), ["cs.DC"])]))
     assert wait_for(lambda: len(session.history) == 3, seconds=10)
     assert [sorted(Path(p).name for p in r.changes) for r in session.history[1:]] == [

@@ -8,7 +8,7 @@ import time
 import pytest
 from conftest import abstract, listing_dump
 from test_serve import SITE_YAML, Preview
-from test_watch import wait_for
+from test_watch import save, wait_for
 
 ANN = "Ann Lee"
 PAPER = "Paper About Reloading Pages"
@@ -59,12 +59,12 @@ def test_a_page_reloads_when_its_file_changed_and_only_then(preview: Preview, pa
     dumps = preview.project / "content/dumps"
     # Bo's paper shares no author or subject with Ann's: her page's bytes do not change.
     generation = preview.live.current.generation
-    (dumps / "b.txt").write_text(listing_dump("Bo Wu", [(2019, "Unrelated Paper On Graphs",
+    save(dumps / "b.txt", listing_dump("Bo Wu", [(2019, "Unrelated Paper On Graphs",
                                                          abstract("trees"), ["math.OC"])]))
     settle(preview, generation)
     assert not reloaded(page)
     # Her own abstract changes: the page reloads and shows it.
-    (dumps / "a.txt").write_text(ann_dump("Second version."))
+    save(dumps / "a.txt", ann_dump("Second version."))
     page.wait_for_function("() => window.__notReloaded !== true", timeout=5000)
     page.wait_for_selector("text=Second version.")
     assert page.console_errors == []
@@ -75,11 +75,11 @@ def test_the_overlay_comes_with_a_failed_build_and_goes_with_the_fix(preview: Pr
     page.wait_for_function("() => document.readyState === 'complete'")
     time.sleep(0.3)
     dump = preview.project / "content/dumps/a.txt"
-    dump.write_text(ann_dump("Fine.") + "\nStray <b>text</b> after the subjects.\n")
+    save(dump, ann_dump("Fine.") + "\nStray <b>text</b> after the subjects.\n")
     overlay = page.wait_for_selector("#site-gen-overlay", timeout=5000)
     assert "content/dumps/a.txt:" in overlay.inner_text()
     assert "<b>text</b>" not in page.inner_html("#site-gen-overlay pre")  # shown, not parsed
     assert page.is_visible(f"text={PAPER}")  # the last good site is still there
-    dump.write_text(ann_dump("Fixed."))
+    save(dump, ann_dump("Fixed."))
     page.wait_for_selector("#site-gen-overlay", state="detached", timeout=5000)
     assert page.console_errors == []
