@@ -88,11 +88,14 @@ def test_search_results_show_hostile_titles_inertly(hostile_site, page, serve_di
     dialogs = _guard(page)
     with serve_directory(hostile_site, "/lab/") as base:
         page.goto(base + "search/")
+        page.wait_for_function("document.querySelector('.search-form').dataset.state === 'done'")
+        for query in ("evil", "script onerror", "pwned"):
+            page.fill("#q", query)
+            page.wait_for_function(
+                "q => document.querySelector('.search-form').dataset.renderedQuery === q", arg=query)
         page.fill("#q", "evil")
         page.wait_for_function("document.querySelectorAll('#search-results li').length > 0")
         assert "<script>" in page.inner_text("#search-results")
-        page.fill("#q", "script onerror")
-        page.wait_for_timeout(200)
         assert page.evaluate("window.__pwned") is None
     assert dialogs == []
 
