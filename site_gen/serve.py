@@ -18,6 +18,7 @@ import mimetypes
 import os
 import posixpath
 import secrets
+import re
 import socket
 import threading
 from collections import deque
@@ -150,6 +151,9 @@ class PreviewHandler(BaseHTTPRequestHandler):
         """Quiet: the terminal shows one line per rebuild, not one per request."""
 
     def _answer(self, send_body: bool) -> None:
+        if not host_allowed(self.headers.get("Host"), str(self.server.server_address[0])):
+            data = b"This preview server answers only to localhost names.\n"
+            return self._send(HTTPStatus.FORBIDDEN, "text/plain; charset=utf-8", data, send_body)
         state = self.server.live.current  # read before the file: a page never looks newer than it is
         path = urlsplit(self.path).path
         base = state.base_path
@@ -231,6 +235,32 @@ class PreviewHandler(BaseHTTPRequestHandler):
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             pass
+
+
+_LOOPBACK_NAMES = frozenset({"localhost", "::1"})
+
+
+def _is_loopback(name: str) -> bool:
+    name = name.lower().strip("[]")
+    return (name in _LOOPBACK_NAMES or name.endswith(".localhost")
+            or re.fullmatch(r"127(?:\.\d{1,3}){3}", name) is not None)
+
+
+def host_allowed(header: str | None, bound: str) -> bool:
+    """Refuse DNS rebinding: on a loopback address, only loopback names may be asked for.
+
+    A page on ``evil.example`` whose name is re-pointed at 127.0.0.1 would send
+    ``Host: evil.example``; browsers always send the name they resolved. A server the user
+    bound to another address (``--host 0.0.0.0``) is meant to be reached by other names.
+    """
+    if not _is_loopback(bound):
+        return True
+    if not header:
+        return False
+    name = header.rsplit(":", 1)[0] if header.count(":") == 1 or header.startswith("[") else header
+    if header.startswith("[") and "]" in header:
+        name = header[: header.index("]") + 1]
+    return _is_loopback(name)
 
 
 def event_bytes(state: SiteState, changed: tuple[str, ...] | None, session: str) -> bytes:

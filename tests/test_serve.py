@@ -24,7 +24,8 @@ from test_watch import save, wait_for
 
 from site_gen.build import Builder
 from site_gen.diagnostics import error
-from site_gen.serve import LiveState, PreviewServer, SiteState, inject, overlay, safe_name
+from site_gen.serve import (LiveState, PreviewServer, SiteState, host_allowed, inject, overlay,
+                            safe_name)
 from site_gen.session import WatchSession
 
 SITE_YAML = "title: Preview\nsite_url: https://ann.github.io/pubs/\n"
@@ -171,7 +172,7 @@ def test_edit_break_fix_cycle(preview: Preview) -> None:
 def read_events(server: PreviewServer, since: int, count: int, seconds: float = 5) -> list[dict]:
     """The first ``count`` events of the stream (pings skipped)."""
     sock = socket.create_connection(server.server_address[:2], timeout=seconds)
-    sock.sendall(f"GET /pubs/__site-gen/events?since={since} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    sock.sendall(f"GET /pubs/__site-gen/events?since={since} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
     data, events = b"", []
     deadline = time.monotonic() + seconds
     while len(events) < count and time.monotonic() < deadline:
@@ -268,3 +269,43 @@ def test_cli_serve_reports_a_busy_port(make_project) -> None:
                              timeout=30, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert run.returncode == 1
     assert f"cannot listen on 127.0.0.1:{port}" in run.stderr and "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("host, allowed", [
+    ("127.0.0.1:8000", True), ("localhost:8000", True), ("localhost", True), ("[::1]:8000", True),
+    ("app.localhost:8000", True), ("evil.example:8000", False), ("evil.example", False),
+    ("127.0.0.1.evil.example", False), (None, False), ("", False),
+])
+def test_host_header_is_checked_against_dns_rebinding(host: str | None, allowed: bool) -> None:
+    assert host_allowed(host, "127.0.0.1") is allowed
+    assert host_allowed(host, "0.0.0.0") is True  # bound beyond loopback on purpose
+
+
+def test_rebinding_request_is_refused_by_the_server(preview: Preview) -> None:
+    conn = http.client.HTTPConnection(*preview.server.server_address[:2], timeout=5)
+    try:
+        conn.request("GET", "/pubs/", headers={"Host": "evil.example"})
+        response = conn.getresponse()
+        assert response.status == 403 and b"Preview" not in response.read()
+    finally:
+        conn.close()
+    status, _, _ = preview.get("/pubs/")
+    assert status == 200
+
+
+def test_200_concurrent_connections_and_a_client_that_hangs_up(preview: Preview) -> None:
+    import socket
+    from concurrent.futures import ThreadPoolExecutor
+    address = preview.server.server_address[:2]
+    for _ in range(5):  # clients that hang up mid-request and mid-response
+        rude = socket.create_connection(address, timeout=5)
+        rude.sendall(b"GET /pubs/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        rude.recv(10)
+        rude.close()
+        half = socket.create_connection(address, timeout=5)
+        half.sendall(b"GET /pubs/ HT")
+        half.close()
+    with ThreadPoolExecutor(max_workers=200) as pool:
+        statuses = list(pool.map(lambda _: preview.get("/pubs/")[0], range(200)))
+    assert statuses == [200] * 200
+    assert preview.get("/pubs/")[0] == 200
