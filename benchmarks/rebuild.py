@@ -73,8 +73,11 @@ def make_corpus(work: Path, papers: int, seed: int) -> Path:
 def site_gen(*args: str) -> float:
     """Run the site-gen command in a fresh process; its wall time in seconds."""
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "site_gen", *args], check=True, cwd=REPO,
-                   stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(REPO)})
+    run = subprocess.run([sys.executable, "-m", "site_gen", *args], cwd=REPO, text=True,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         env={**os.environ, "PYTHONPATH": str(REPO)}, check=False)
+    if run.returncode != 0:  # the corpus's warnings are not shown, a failure's messages are
+        sys.exit(f"site-gen {' '.join(args)} failed:\n{run.stderr}")
     return time.perf_counter() - started
 
 
