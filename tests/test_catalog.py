@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import SEEDS, abstract
@@ -180,3 +182,20 @@ def test_slug_collisions_are_resolved_deterministically() -> None:
     again = sorted(p.id for p in catalog_of(*reversed(records))[0].papers)
     assert ids == again
     assert len(set(ids)) == 4 and "same-title" in ids and "same-title-2021" in ids
+
+
+def test_hostile_and_empty_titles_and_names_give_safe_distinct_urls() -> None:
+    titles = ["../../etc/passwd", "CON", "!!!", "???", "..", "/", "NUL.txt", "Ünïcödé"]
+    catalog, _ = catalog_of(*[record("a.txt", i + 1, "Ann Lee", abstract(f"p{i}"), t, 2020)
+                              for i, t in enumerate(titles)],
+                            record("b.txt", 1, "!!!", abstract("q"), "Fine Title Here", 2021,
+                                   authors=("???", "...")))
+    ids = [p.id for p in catalog.papers] + [a.id for a in catalog.authors]
+    assert len(ids) == len(set(ids))
+    for slug in ids:
+        assert re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", slug), slug
+    again, _ = catalog_of(*[record("a.txt", i + 1, "Ann Lee", abstract(f"p{i}"), t, 2020)
+                            for i, t in enumerate(titles)],
+                          record("b.txt", 1, "!!!", abstract("q"), "Fine Title Here", 2021,
+                                 authors=("???", "...")))
+    assert [p.id for p in again.papers] == [p.id for p in catalog.papers]
