@@ -38,9 +38,10 @@ def plan_routes(
     catalog: Catalog, pages: tuple[Page, ...], recent: int = 10
 ) -> tuple[tuple[Route, ...], list[Diagnostic]]:
     """Every HTML page of the site, with collision checks."""
+    by_rank = sorted(catalog.papers, key=_newest_first)
     routes = [
         _route("", "index.html", profiled=catalog.profiled_authors,
-               recent=_recent(catalog.papers, recent), subjects=catalog.subjects),
+               recent=tuple(by_rank[:recent]), subjects=catalog.subjects),
         _route("papers/", "papers.html", years=by_year(catalog.papers)),
         _route("authors/", "authors.html", profiled=catalog.profiled_authors,
                others=tuple(a for a in catalog.authors if not a.profiled)),
@@ -48,7 +49,6 @@ def plan_routes(
         _route("search/", "search.html"),
         _route("404.html", "404.html"),
     ]
-    by_rank = sorted(catalog.papers, key=_newest_first)
     rank = {p.id: i for i, p in enumerate(by_rank)}
     ranked_subjects = {s.code: sorted(rank[pid] for pid in s.paper_ids) for s in catalog.subjects}
     ranked_authors = {a.id: tuple(rank[pid] for pid in a.paper_ids) for a in catalog.authors}
@@ -88,10 +88,6 @@ def by_year(papers: Iterable[Paper]) -> tuple[tuple[int | None, tuple[Paper, ...
 
 def _newest_first(paper: Paper) -> tuple[bool, int, str]:
     return (paper.year is None, -(paper.year or 0), paper.title.casefold())
-
-
-def _recent(papers: Iterable[Paper], count: int) -> tuple[Paper, ...]:
-    return tuple(sorted(papers, key=_newest_first)[:count])
 
 
 def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Subject, ...]], ...]:
