@@ -114,6 +114,8 @@ class PreviewServer(ThreadingHTTPServer):
     """Serves ``output`` at the base path of the latest build; see the module docstring."""
 
     daemon_threads = True
+    request_queue_size = 128
+    """listen() backlog: a browser opening a page asks for many files at once (default 5)."""
 
     def __init__(self, address: tuple[str, int], output: Path, live: LiveState) -> None:
         self.output = output
