@@ -270,22 +270,32 @@ class Builder:
         fresh = self.memory.site != site
         changes = self.memory.changes(plan.changes, tracked, texts)
         stale = self._stale_routes(plan.routes, changes, fresh)
-        rendered = render_pages(env, stale, plan.config, plan.catalog, globals_,
-                                self.jobs, self.fragments)
-        outputs = {name: page.data for name, page in rendered.items()}
-        assets = {ASSETS + name: data for name, data in plan.static.items()}
-        files, kept_files = self._site_files(plan, entries, same_catalog)
         names = {str(r.output) for r in plan.routes}
-        diagnostics = _sorted(diagnostics + taken_names(names, assets)
-                              + taken_names(names | assets.keys(), files))
-        if has_errors(diagnostics):
-            return BuildResult(tuple(diagnostics), catalog=plan.catalog, reread=reread)
-        outputs.update({**assets, **files})
-        written = self.tree.write(outputs, (names | kept_files) - outputs.keys())
+        assets = {ASSETS + name: data for name, data in plan.static.items()}
+        clashes = taken_names(names, assets)
+        if clashes:
+            return BuildResult(tuple(_sorted(diagnostics + clashes)), catalog=plan.catalog,
+                               reread=reread)
+        try:
+            with self.tree.staging() as staging:
+                rendered = render_pages(env, stale, plan.config, plan.catalog, globals_, staging,
+                                        self.jobs, self.fragments)
+                for name in sorted(assets):
+                    staging.put(name, assets[name])
+                files, kept_files = self._site_files(plan, entries, same_catalog)
+                clashes = taken_names(names | assets.keys(), files)
+                if clashes:
+                    raise _Clash(clashes)
+                for name in sorted(files):
+                    staging.put(name, files[name])
+                staging.keep((names - rendered.keys()) | (kept_files - files.keys()))
+        except _Clash as clash:
+            return BuildResult(tuple(_sorted(diagnostics + clash.diagnostics)),
+                               catalog=plan.catalog, reread=reread)
         self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes, rendered,
                                         (_site_files_key(plan), set(files) or kept_files))
-        return BuildResult(tuple(diagnostics), written, len(plan.routes), plan.catalog,
-                           len(rendered), reread, plan.config)
+        return BuildResult(tuple(_sorted(diagnostics)), staging.result, len(plan.routes),
+                           plan.catalog, len(rendered), reread, plan.config)
 
     def _bibtex(self, plan: Plan, same_catalog: bool) -> Mapping[str, str]:
         """BibTeX entries of every paper (a template global): last build's if nothing changed."""
@@ -335,6 +345,14 @@ class Builder:
     def close(self) -> None:
         """Remove the spare output folder a watch session kept (see output.py)."""
         self.tree.remove_spare()
+
+
+class _Clash(Exception):
+    """Two files of the site want one name: abandons the staged site (output.py)."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__()
+        self.diagnostics = diagnostics
 
 
 def _site_files_key(plan: Plan) -> object:

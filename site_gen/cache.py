@@ -192,6 +192,6 @@ class RenderMemory:
         for route in routes:
             name = str(route.output)
             page = rendered.get(name)
-            pages[name] = (PageMemo(route, page.lookups, digest(page.data)) if page is not None
+            pages[name] = (PageMemo(route, page.lookups, page.digest) if page is not None
                            else self.pages[name])
         return RenderMemory(catalog, site, templates, tracked, pages, site_files)

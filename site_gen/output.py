@@ -16,6 +16,7 @@ unlinking its name and creating a new one.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -23,7 +24,7 @@ import hashlib
 import os
 import shutil
 import stat
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,12 +100,26 @@ class OutputTree:
 
     def write(self, files: Mapping[str, bytes], keep: Collection[str] = ()) -> WriteResult:
         """Make the output hold ``files`` plus ``keep`` (names kept from the current output)."""
+        with self.staging() as staging:
+            for name in sorted(files):
+                staging.put(name, files[name])
+            staging.keep(keep)
+        return staging.result
+
+    @contextlib.contextmanager
+    def staging(self) -> Iterator[Staging]:
+        """Stage a new site file by file; swap it in when the block ends without an error.
+
+        Files are staged as they are made (``Staging.put``), also by forked worker processes
+        (``Staging.write`` there, ``Staging.record`` here), so a site is never held in memory
+        whole. If the block raises, the output is left as it was.
+        """
         _check_replaceable(self.output)
-        if keep and not (self.trusted() and all(self.live.get(n) for n in keep)):  # type: ignore[union-attr]
-            raise StaleOutput(f"{self.output} changed outside this build")
         try:
             recover(self.output)
-            return self._write(files, keep)
+            staging = self._begin()
+            yield staging
+            self._finish(staging)
         except OSError as exc:
             self.live = self.spare = None
             raise OutputError(f"cannot write {exc.filename or self.output}: {exc.strerror}") from exc
@@ -119,23 +134,32 @@ class OutputTree:
             shutil.rmtree(staging)
         self.spare = None
 
-    def _write(self, files: Mapping[str, bytes], keep: Collection[str]) -> WriteResult:
+    def _begin(self) -> Staging:
         staging, _ = staging_paths(self.output)
-        existed = self.output.exists()
-        live = self.live if self.trusted() and self.live is not None else _unknown(
+        trusted = self.trusted()
+        live = self.live if trusted and self.live is not None else _unknown(
             _list_files(self.output))
-        target: Manifest = {name: live[name] for name in keep}
-        target.update((name, digest(data)) for name, data in files.items())
         spare, spare_dirs = ((self.spare, set()) if self.spare is not None
                              else _prepare_spare(staging))
-        _prune(staging, spare, target, spare_dirs)
-        changed = _stage(_Trees(self.output, staging, live, spare), files, target)
-        removed = sorted(live.keys() - target.keys())
-        _swap(staging, self.output, self.keep_spare)
-        self.live = target
-        self.spare = live if self.keep_spare and existed else None
+        self.spare = None  # until the swap, only the Staging knows what the spare holds
+        if trusted:
+            self._identity = self._identify()  # a spare folder made just now
+        return Staging(_Trees(self.output, staging, live, spare), spare_dirs,
+                       existed=self.output.exists())
+
+    def _finish(self, staging: Staging) -> None:
+        """Drop what the new site lacks, mark the spare as ours, swap it in."""
+        trees = staging.trees
+        _prune(trees.staging, trees.spare, staging.target, staging.spare_dirs)
+        if _read_or_none(trees.staging / MARKER) != MARKER_TEXT:
+            _clear(trees.staging / MARKER)
+            _write_file(trees.staging / MARKER, MARKER_TEXT)
+        staging.result = WriteResult(tuple(sorted(staging.changed)),
+                                     tuple(sorted(trees.live.keys() - staging.target.keys())))
+        _swap(trees.staging, self.output, self.keep_spare)
+        self.live = staging.target
+        self.spare = trees.live if self.keep_spare and staging.existed else None
         self._identity = self._identify()
-        return WriteResult(tuple(changed), tuple(removed))
 
     def _identify(self) -> tuple[tuple[int, int] | None, ...]:
         """(device, inode) of the output and the spare: another writer would change them."""
@@ -150,6 +174,81 @@ class _Trees:
     staging: Path
     live: Manifest
     spare: Manifest
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """What staging one file did; small, so a worker process can send it back."""
+
+    name: str
+    digest: bytes
+    changed: bool
+    """Its bytes differ from the current output's."""
+    data: bytes | None = None
+    """The bytes, for a writer that keeps them rather than writing them (render.MemoryWriter)."""
+
+
+class Staging:
+    """One build's spare being brought up to date, file by file (see ``OutputTree.staging``).
+
+    ``write`` only touches the file system, so forked worker processes may call it on their
+    copy; the process that owns the ``OutputTree`` then ``record``s each receipt.
+    """
+
+    def __init__(self, trees: _Trees, spare_dirs: set[str], existed: bool) -> None:
+        self.trees = trees
+        self.spare_dirs = spare_dirs
+        self.existed = existed
+        self.target: Manifest = {}
+        self.changed: list[str] = []
+        self.result = WriteResult((), ())
+        self._made: set[str] = {""}
+
+    def put(self, name: str, data: bytes) -> None:
+        """Stage one file."""
+        self.record(self.write(name, data))
+
+    def write(self, name: str, data: bytes) -> Receipt:
+        """Put a file in the spare: left alone if the spare has these bytes, hard-linked from
+        the output if the output has them, written otherwise."""
+        trees, want = self.trees, digest(data)
+        same = _same_as_live(trees, name, want, data)
+        if trees.spare.get(name) != want:
+            _make_dirs(trees.staging, os.path.dirname(name), self._made)
+            _clear(trees.staging / name)
+            if not (same and _link(trees.output / name, trees.staging / name)):
+                _write_file(trees.staging / name, data)
+        return Receipt(name, want, not same)
+
+    def record(self, receipt: Receipt) -> None:
+        """Note a staged file in the manifests."""
+        name = receipt.name
+        if name in self.target:
+            raise ValueError(f"{name} staged twice")
+        self.target[name] = self.trees.spare[name] = receipt.digest
+        if receipt.changed:
+            self.changed.append(name)
+        elif self.trees.live.get(name) is None:
+            self.trees.live[name] = receipt.digest  # learnt: the output holds these bytes
+
+    def keep(self, names: Collection[str]) -> None:
+        """Stage files of the current output as they are, without their bytes.
+
+        Raises StaleOutput unless this process knows what the output holds under each name.
+        """
+        trees = self.trees
+        for name in sorted(names):
+            want = trees.live.get(name)
+            if want is None:
+                raise StaleOutput(f"{trees.output / name} changed outside this build")
+            self.target[name] = want
+            if trees.spare.get(name) == want:
+                continue
+            _make_dirs(trees.staging, os.path.dirname(name), self._made)
+            _clear(trees.staging / name)
+            if not _link(trees.output / name, trees.staging / name):
+                raise StaleOutput(f"{trees.output / name} changed outside this build")
+            trees.spare[name] = want
 
 
 def _inode(path: Path) -> tuple[int, int] | None:
@@ -181,38 +280,12 @@ def _prepare_spare(staging: Path) -> tuple[Manifest, set[str]]:
     return _unknown(_list_files(staging)), set(_list_dirs(staging))
 
 
-def _stage(trees: _Trees, files: Mapping[str, bytes], target: Manifest) -> list[str]:
-    """Bring the spare to ``target``; returns the names whose bytes differ from the output."""
-    made: set[str] = {""}
-    changed = []
-    for name in sorted(target):
-        want = target[name]
-        same = _same_as_live(trees, name, want, files)
-        if not same:
-            changed.append(name)
-        if want is not None and trees.spare.get(name) == want:
-            continue
-        _make_dirs(trees.staging, os.path.dirname(name), made)
-        _clear(trees.staging / name)
-        if not (same and _link(trees.output / name, trees.staging / name)):
-            if name not in files:
-                raise StaleOutput(f"{trees.output / name} changed outside this build")
-            _write_file(trees.staging / name, files[name])
-    if _read_or_none(trees.staging / MARKER) != MARKER_TEXT:
-        _clear(trees.staging / MARKER)
-        _write_file(trees.staging / MARKER, MARKER_TEXT)
-    return changed
-
-
-def _same_as_live(trees: _Trees, name: str, want: bytes | None, files: Mapping[str, bytes]) -> bool:
+def _same_as_live(trees: _Trees, name: str, want: bytes, data: bytes) -> bool:
     """Does the output already hold these bytes? Compares digests, or bytes when unknown."""
     known = trees.live.get(name)
     if known is not None or name not in trees.live:
         return known == want
-    same = _read_or_none(trees.output / name, size=len(files[name])) == files[name]
-    if same:
-        trees.live[name] = want  # learnt: the spare-to-be holds these bytes
-    return same
+    return _read_or_none(trees.output / name, size=len(data)) == data
 
 
 def _read_or_none(path: Path, size: int | None = None) -> bytes | None:
@@ -255,6 +328,17 @@ def _clear(path: Path) -> None:
         shutil.rmtree(path)
 
 
+def _drop_file(path: Path) -> None:
+    """Remove a file the new site lacks; a folder there now holds new files and stays."""
+    try:
+        os.unlink(path)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        pass
+    except PermissionError:
+        if not stat.S_ISDIR(os.lstat(path).st_mode):
+            raise
+
+
 def _link(current: Path, target: Path) -> bool:
     """Hard-link a file of the current output into the spare."""
     try:
@@ -276,7 +360,7 @@ def _prune(staging: Path, spare: Manifest, target: Manifest, dirs: set[str]) -> 
     """Drop the spare's files and folders that the new site does not have."""
     stale = spare.keys() - target.keys()
     for name in stale:
-        _clear(staging / name)
+        _drop_file(staging / name)
         del spare[name]
     needed = {parent for name in target for parent in _parents(name)}
     candidates = dirs | {parent for name in stale for parent in _parents(name)}

@@ -19,13 +19,14 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import jinja2
 from markupsafe import Markup
 
 from . import __version__, metadata
 from .config import Config
+from .output import Receipt, digest
 from .model import Author, Catalog, Paper, Subject
 from .routes import Route
 from .text import plain_text, render_abstract, render_title
@@ -114,24 +115,37 @@ def asset_versions(static: Mapping[str, bytes]) -> dict[str, str]:
     return {name: hashlib.sha256(data).hexdigest()[:10] for name, data in static.items()}
 
 
-def render_routes(
-    env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
-    globals_: Mapping[str, Any], workers: int | None = None,
-) -> dict[str, bytes]:
-    """Render every route, in parallel worker processes for large sites.
-
-    Raises jinja2 errors, which the builder turns into diagnostics.
-    """
-    rendered = render_pages(env, routes, site, catalog, globals_, workers)
-    return {name: page.data for name, page in rendered.items()}
-
-
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """One page's bytes, and what it read beyond its route's context (see the module doc)."""
+    """One page as written: its digest, and what it read beyond its route's context."""
 
-    data: bytes
+    digest: bytes
     lookups: frozenset[tuple[str, str]]
+
+
+class PageWriter(Protocol):
+    """Where pages go as they are rendered (output.Staging is one).
+
+    ``write`` may run in a forked worker process; its receipt is ``record``ed in this one.
+    """
+
+    def write(self, name: str, data: bytes) -> Receipt: ...
+
+    def record(self, receipt: Receipt) -> None: ...
+
+
+class MemoryWriter:
+    """A PageWriter that keeps the pages' bytes (for tests, benchmarks and small tools)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def write(self, name: str, data: bytes) -> Receipt:
+        return Receipt(name, digest(data), True, data)
+
+    def record(self, receipt: Receipt) -> None:
+        assert receipt.data is not None
+        self.files[receipt.name] = receipt.data
 
 
 TRACKED_GLOBALS = {"asset_versions": "asset", "bibtex": "bibtex"}
@@ -140,10 +154,15 @@ TRACKED_GLOBALS = {"asset_versions": "asset", "bibtex": "bibtex"}
 
 def render_pages(
     env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
-    globals_: Mapping[str, Any], workers: int | None = None,
-    fragments: FragmentMemo | None = None,
+    globals_: Mapping[str, Any], writer: PageWriter, workers: int | None = None,
+    fragments: FragmentMemo | None = None, progress: Callable[[int], object] | None = None,
 ) -> dict[str, Rendered]:
-    """Render routes, noting what each read; ``fragments`` may carry list items between builds."""
+    """Render routes into ``writer`` as they are made, noting what each page read.
+
+    ``fragments`` may carry list items between builds; ``progress`` is told how many pages
+    were done each time a batch is. Raises jinja2 errors, which the builder turns into
+    diagnostics.
+    """
     tracked = TrackedCatalog(catalog)
     wrapped = {name: TrackedMapping(value, TRACKED_GLOBALS[name], tracked)
                for name, value in globals_.items() if name in TRACKED_GLOBALS}
@@ -161,9 +180,16 @@ def render_pages(
     env.globals.update(fragment=_fragment_renderer(env, tracked, memo),
                        fragments=_fragment_list_renderer(env, tracked, memo))
     workers = workers if workers is not None else _default_workers(len(routes))
-    if workers > 1:
-        return _render_parallel(env, routes, site, workers)
-    return dict(_render_one(env, route, site) for route in routes)
+    job = _Job(env, routes, site, writer)
+    batches = _render_parallel(job, workers) if workers > 1 else _render_serial(job)
+    pages: dict[str, Rendered] = {}
+    for batch in batches:
+        for receipt, lookups in batch:
+            writer.record(receipt)
+            pages[receipt.name] = Rendered(receipt.digest, lookups)
+        if progress is not None:
+            progress(len(batch))
+    return pages
 
 
 def _track_templates(env: jinja2.Environment, tracked: TrackedCatalog) -> None:
@@ -191,6 +217,17 @@ PARALLEL_THRESHOLD = 400
 _CHUNK = 64
 
 
+@dataclass(frozen=True, slots=True)
+class _Job:
+    env: jinja2.Environment
+    routes: tuple[Route, ...]
+    site: Config
+    writer: PageWriter
+
+
+Batch = list[tuple[Receipt, frozenset[tuple[str, str]]]]
+
+
 def _default_workers(count: int) -> int:
     """Processes worth starting: none below a few hundred pages, else one per core."""
     if count < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
@@ -198,45 +235,55 @@ def _default_workers(count: int) -> int:
     return min(os.cpu_count() or 1, 8)
 
 
-def _render_one(env: jinja2.Environment, route: Route, site: Config) -> tuple[str, Rendered]:
-    tracked: TrackedCatalog = env.globals["catalog"]  # type: ignore[assignment]
+def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, str]]]:
+    """Render a page and hand it to the writer; the bytes are not kept."""
+    tracked: TrackedCatalog = job.env.globals["catalog"]  # type: ignore[assignment]
     tracked.lookups = set()
-    html = env.get_template(route.template).render(
+    html = job.env.get_template(route.template).render(
         route.context, page_url=route.url, absolute_links=route.url == "404.html",
-        canonical=absolute_url(route.url, site.site_url))
-    return str(route.output), Rendered(_tidy(html).encode("utf-8"), frozenset(tracked.lookups))
+        canonical=absolute_url(route.url, job.site.site_url))
+    receipt = job.writer.write(str(route.output), _tidy(html).encode("utf-8"))
+    return receipt, frozenset(tracked.lookups)
+
+
+def _render_batch(job: _Job, start: int, end: int) -> Batch:
+    return [_render_one(job, route) for route in job.routes[start:end]]
+
+
+def _batches(count: int) -> list[tuple[int, int]]:
+    return [(i, min(i + _CHUNK, count)) for i in range(0, count, _CHUNK)]
+
+
+def _render_serial(job: _Job) -> Iterator[Batch]:
+    for start, end in _batches(len(job.routes)):
+        yield _render_batch(job, start, end)
 
 
 # Set in the parent just before forking; workers inherit it (fork start method only).
-_JOB: tuple[jinja2.Environment, tuple[Route, ...], Config] | None = None
+_JOB: _Job | None = None
 
 
-def _render_chunk(bounds: tuple[int, int]) -> list[tuple[str, Rendered]] | None:
-    """Worker side: render routes[start:end]; None tells the parent to redo it and raise."""
+def _render_chunk(bounds: tuple[int, int]) -> Batch | None:
+    """Worker side: render and write routes[start:end]; None tells the parent to redo it
+    (and so raise the error with its traceback)."""
     assert _JOB is not None
-    env, routes, site = _JOB
     try:
-        return [_render_one(env, route, site) for route in routes[bounds[0]:bounds[1]]]
-    except Exception:  # re-rendered in the parent, which raises it with its traceback
+        return _render_batch(_JOB, *bounds)
+    except Exception:
         return None
 
 
-def _render_parallel(env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
-                     workers: int) -> dict[str, Rendered]:
+def _render_parallel(job: _Job, workers: int) -> Iterator[Batch]:
+    """Batches rendered and written by forked workers, in route order, as they finish."""
     global _JOB
-    chunks = [(i, min(i + _CHUNK, len(routes))) for i in range(0, len(routes), _CHUNK)]
-    _JOB = (env, routes, site)
+    chunks = _batches(len(job.routes))
+    _JOB = job
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            results = pool.map(_render_chunk, chunks, chunksize=1)
+            for bounds, batch in zip(chunks, pool.imap(_render_chunk, chunks)):
+                yield batch if batch is not None else _render_batch(job, *bounds)
     finally:
         _JOB = None
-    outputs: dict[str, Rendered] = {}
-    for (start, end), rendered in zip(chunks, results):
-        if rendered is None:
-            rendered = [_render_one(env, route, site) for route in routes[start:end]]
-        outputs.update(rendered)
-    return outputs
 
 
 class FragmentMemo:
@@ -423,5 +470,6 @@ def _tidy(html: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-__all__ = ["FragmentMemo", "Markup", "Rendered", "Theme", "TrackedCatalog", "asset_versions",
-           "make_environment", "render_pages", "render_routes", "target_of", "template_texts"]
+__all__ = ["FragmentMemo", "Markup", "MemoryWriter", "PageWriter", "Rendered", "Theme",
+           "TrackedCatalog", "asset_versions", "make_environment", "render_pages", "target_of",
+           "template_texts"]
