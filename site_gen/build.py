@@ -161,7 +161,12 @@ class Builder:
         """Overrides ``site_url`` from site.yaml (``--site-url``), e.g. with the Pages URL in CI."""
         self.environ = os.environ if environ is None else environ
         self.keep_spare = keep_spare
-        """Keep the previous site beside the output between builds (watch mode; output.py)."""
+        """Keep the previous site beside the output between builds (watch mode; output.py).
+
+        Such a Builder lives on for rebuilds and keeps what they reuse. One that does not
+        (``site-gen build``) drops parsed dumps once merged and what each page read, which
+        on a large site is most of the memory a build needs.
+        """
         self.forget()
 
     def forget(self) -> None:
@@ -213,6 +218,9 @@ class Builder:
         dumps, reread = self._read_dumps(content, refused, changed, diagnostics)
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
         catalog, more = build_catalog(dumps, curation)
+        del dumps
+        if not self.keep_spare:
+            self.dumps = FileCache(_parse_dump)  # a one-shot build reads each dump once
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
         pages, most = read_pages(content, CONTENT_DIR)
         routes, last = plan_routes(catalog, pages, config.recent_papers)
@@ -279,7 +287,7 @@ class Builder:
         try:
             with self.tree.staging() as staging:
                 rendered = render_pages(env, stale, plan.config, plan.catalog, globals_, staging,
-                                        self.jobs, self.fragments)
+                                        self.jobs, self.fragments, remember=self.keep_spare)
                 for name in sorted(assets):
                     staging.put(name, assets[name])
                 files, kept_files = self._site_files(plan, entries, same_catalog)
@@ -292,8 +300,9 @@ class Builder:
         except _Clash as clash:
             return BuildResult(tuple(_sorted(diagnostics + clash.diagnostics)),
                                catalog=plan.catalog, reread=reread)
-        self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes, rendered,
-                                        (_site_files_key(plan), set(files) or kept_files))
+        if self.keep_spare:
+            self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
+                                            rendered, (_site_files_key(plan), set(files) or kept_files))
         return BuildResult(tuple(_sorted(diagnostics)), staging.result, len(plan.routes),
                            plan.catalog, len(rendered), reread, plan.config)
 

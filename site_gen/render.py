@@ -156,12 +156,13 @@ def render_pages(
     env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
     globals_: Mapping[str, Any], writer: PageWriter, workers: int | None = None,
     fragments: FragmentMemo | None = None, progress: Callable[[int], object] | None = None,
+    remember: bool = True,
 ) -> dict[str, Rendered]:
     """Render routes into ``writer`` as they are made, noting what each page read.
 
     ``fragments`` may carry list items between builds; ``progress`` is told how many pages
-    were done each time a batch is. Raises jinja2 errors, which the builder turns into
-    diagnostics.
+    were done each time a batch is; ``remember=False`` drops what pages read (nothing will
+    rebuild from it). Raises jinja2 errors, which the builder turns into diagnostics.
     """
     tracked = TrackedCatalog(catalog)
     wrapped = {name: TrackedMapping(value, TRACKED_GLOBALS[name], tracked)
@@ -180,7 +181,7 @@ def render_pages(
     env.globals.update(fragment=_fragment_renderer(env, tracked, memo),
                        fragments=_fragment_list_renderer(env, tracked, memo))
     workers = workers if workers is not None else _default_workers(len(routes))
-    job = _Job(env, routes, site, writer)
+    job = _Job(env, routes, site, writer, remember)
     batches = _render_parallel(job, workers) if workers > 1 else _render_serial(job)
     pages: dict[str, Rendered] = {}
     for batch in batches:
@@ -223,9 +224,11 @@ class _Job:
     routes: tuple[Route, ...]
     site: Config
     writer: PageWriter
+    remember: bool
 
 
 Batch = list[tuple[Receipt, frozenset[tuple[str, str]]]]
+_NOTHING: frozenset[tuple[str, str]] = frozenset()
 
 
 def _default_workers(count: int) -> int:
@@ -243,7 +246,7 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
         route.context, page_url=route.url, absolute_links=route.url == "404.html",
         canonical=absolute_url(route.url, job.site.site_url))
     receipt = job.writer.write(str(route.output), _tidy(html).encode("utf-8"))
-    return receipt, frozenset(tracked.lookups)
+    return receipt, frozenset(tracked.lookups) if job.remember else _NOTHING
 
 
 def _render_batch(job: _Job, start: int, end: int) -> Batch:
