@@ -362,8 +362,10 @@ def _prune(staging: Path, spare: Manifest, target: Manifest, dirs: set[str]) -> 
     for name in stale:
         _drop_file(staging / name)
         del spare[name]
-    needed = {parent for name in target for parent in _parents(name)}
     candidates = dirs | {parent for name in stale for parent in _parents(name)}
+    if not candidates:
+        return  # the usual rebuild: nothing to look for among the site's folders
+    needed = {parent for name in target for parent in _parents(name)}
     for folder in sorted(candidates - needed, key=lambda d: -d.count("/")):
         shutil.rmtree(staging / folder, ignore_errors=True)
 
