@@ -178,8 +178,8 @@ def render_pages(
                        generator=f"site-gen {__version__}")
     _track_templates(env, tracked)
     memo = fragments if fragments is not None else FragmentMemo()
-    env.globals.update(fragment=_fragment_renderer(env, tracked, memo),
-                       fragments=_fragment_list_renderer(env, tracked, memo))
+    env.globals.update(fragment=_fragment_renderer(env, tracked, memo, remember),
+                       fragments=_fragment_list_renderer(env, tracked, memo, remember))
     workers = workers if workers is not None else _default_workers(len(routes))
     job = _Job(env, routes, site, writer, remember)
     batches = _render_parallel(job, workers) if workers > 1 else _render_serial(job)
@@ -318,7 +318,7 @@ class FragmentMemo:
 
 
 def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
-                       memo: FragmentMemo) -> Callable[..., Markup]:
+                       memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
     """``fragment(name, **values)``: a partial rendered once per page depth and reused.
 
     A paper's list item appears on many pages (author, subject, index, related lists); links
@@ -337,7 +337,7 @@ def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
             with tracked.recording() as lookups:
                 html = Markup(env.get_template(name).render(values, page_url=page_url,
                                                             absolute_links=absolute))
-            hit = memo.current[key] = (html, frozenset(lookups))
+            hit = memo.current[key] = (html, frozenset(lookups) if remember else _NOTHING)
         tracked.lookups |= hit[1]
         return hit[0]
 
@@ -345,9 +345,9 @@ def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
 
 
 def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
-                            memo: FragmentMemo) -> Callable[..., Markup]:
+                            memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
     """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined."""
-    single = _fragment_renderer(env, tracked, memo)
+    single = _fragment_renderer(env, tracked, memo, remember)
 
     @jinja2.pass_context
     def fragments(context: jinja2.runtime.Context, name: str, var: str, items: Any,
