@@ -249,42 +249,65 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
     return receipt, frozenset(tracked.lookups) if job.remember else _NOTHING
 
 
-def _render_batch(job: _Job, start: int, end: int) -> Batch:
-    return [_render_one(job, route) for route in job.routes[start:end]]
-
-
-def _batches(count: int) -> list[tuple[int, int]]:
-    return [(i, min(i + _CHUNK, count)) for i in range(0, count, _CHUNK)]
+def _render_batch(job: _Job, indices: Sequence[int]) -> Batch:
+    return [_render_one(job, job.routes[i]) for i in indices]
 
 
 def _render_serial(job: _Job) -> Iterator[Batch]:
-    for start, end in _batches(len(job.routes)):
-        yield _render_batch(job, start, end)
+    count = len(job.routes)
+    for start in range(0, count, _CHUNK):
+        yield _render_batch(job, range(start, min(start + _CHUNK, count)))
+
+
+def _weight(value: object, depth: int = 0) -> int:
+    """A page's rough cost: how many items its context lists (to three levels deep)."""
+    if isinstance(value, Mapping):
+        return 1 + sum(_weight(v, depth + 1) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return 1 + (sum(_weight(v, depth + 1) for v in value) if depth < 2 else len(value))
+    return 1
+
+
+def _parallel_batches(routes: Sequence[Route], workers: int) -> list[tuple[int, ...]]:
+    """Route indices in batches for the workers: the heaviest pages first and alone, so no
+    worker is left rendering a long list page while the others idle."""
+    weights = [_weight(route.context) for route in routes]
+    budget = max(sum(weights) // (workers * 32), 1)
+    batches: list[tuple[int, ...]] = []
+    batch: list[int] = []
+    load = 0
+    for i in sorted(range(len(routes)), key=lambda i: -weights[i]):
+        batch.append(i)
+        load += weights[i]
+        if load >= budget or len(batch) == _CHUNK:
+            batches.append(tuple(batch))
+            batch, load = [], 0
+    return batches + ([tuple(batch)] if batch else [])
 
 
 # Set in the parent just before forking; workers inherit it (fork start method only).
 _JOB: _Job | None = None
 
 
-def _render_chunk(bounds: tuple[int, int]) -> Batch | None:
-    """Worker side: render and write routes[start:end]; None tells the parent to redo it
-    (and so raise the error with its traceback)."""
+def _render_chunk(indices: tuple[int, ...]) -> tuple[tuple[int, ...], Batch | None]:
+    """Worker side: render and write these routes; None tells the parent to redo them (and
+    so raise the error with its traceback)."""
     assert _JOB is not None
     try:
-        return _render_batch(_JOB, *bounds)
+        return indices, _render_batch(_JOB, indices)
     except Exception:
-        return None
+        return indices, None
 
 
 def _render_parallel(job: _Job, workers: int) -> Iterator[Batch]:
-    """Batches rendered and written by forked workers, in route order, as they finish."""
+    """Batches rendered and written by forked workers, as they finish."""
     global _JOB
-    chunks = _batches(len(job.routes))
     _JOB = job
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for bounds, batch in zip(chunks, pool.imap(_render_chunk, chunks)):
-                yield batch if batch is not None else _render_batch(job, *bounds)
+            for indices, batch in pool.imap_unordered(
+                    _render_chunk, _parallel_batches(job.routes, workers)):
+                yield batch if batch is not None else _render_batch(job, indices)
     finally:
         _JOB = None
 
