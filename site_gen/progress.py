@@ -16,13 +16,21 @@ import os
 import shutil
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Protocol, TextIO
 
 MIN_TOTAL = 200
 """Stages with fewer items finish too fast for a bar to be worth drawing."""
 INTERVAL = 0.1
-"""Seconds between redraws (and before the first one, so a quick stage draws nothing)."""
+"""Seconds between redraws: smooth enough, and cheap on a slow terminal."""
+DELAY = 0.5
+"""Seconds before the first draw: a stage done by then never flickers a bar."""
+WINDOW = 3.0
+"""Seconds of recent progress the rate is measured over: the first pages (templates compiling)
+are slow, and a rate since the start would overstate the time left for long after."""
+SETTLE = 1.0
+"""Seconds of progress before a rate and an ETA are shown at all, for the same reason."""
 MIN_BAR = 10
 """Narrower than this, the bar is dropped and only the numbers are shown."""
 FALSE_VALUES = frozenset({"", "0", "false", "no", "off"})
@@ -63,12 +71,14 @@ class TerminalProgress:
 
     def __init__(self, stream: TextIO, clock: Callable[[], float] = time.monotonic,
                  width: Callable[[], int] | None = None, interval: float = INTERVAL,
-                 min_total: int = MIN_TOTAL) -> None:
+                 delay: float = DELAY, min_total: int = MIN_TOTAL) -> None:
         self.stream = stream
         self.clock = clock
         self.width = width or (lambda: terminal_width(stream))
         self.interval = interval
+        self.delay = delay
         self.min_total = min_total
+        self._samples: deque[tuple[float, int]] = deque()
         self.total = self.done = 0
         self.label = ""
         self.active = False
@@ -83,7 +93,8 @@ class TerminalProgress:
         self.active = not self.broken and self.total >= self.min_total
         if self.active:
             self._started = self.clock()
-            self._next = self._started + self.interval
+            self._next = self._started + self.delay
+            self._samples = deque([(self._started, 0)])
 
     def advance(self, n: int = 1) -> None:
         """Count ``n`` items; redraw only when the interval has passed."""
@@ -101,10 +112,21 @@ class TerminalProgress:
     def _draw(self) -> None:
         now = self.clock()
         self._next = now + self.interval
-        line = bar_line(self.label, min(self.done, self.total), self.total,
-                        now - self._started, self.width())
+        done = min(self.done, self.total)
+        line = bar_line(self.label, done, self.total, self._rate(now, done), self.width())
         self._write("\r" + line.ljust(self._shown))
         self._shown = len(line)
+
+    def _rate(self, now: float, done: int) -> float | None:
+        """Items per second over the last ``WINDOW`` seconds; None in the first ``SETTLE``."""
+        samples = self._samples
+        samples.append((now, done))
+        while len(samples) > 2 and samples[1][0] <= now - WINDOW:
+            samples.popleft()
+        then, before = samples[0]
+        if now - self._started < SETTLE or now <= then:
+            return None
+        return (done - before) / (now - then)
 
     def _write(self, text: str) -> None:
         """Write and flush; any failure turns the bar off for good instead of failing the build."""
@@ -117,14 +139,17 @@ class TerminalProgress:
             self.broken, self.active, self._shown = True, False, 0
 
 
-def bar_line(label: str, done: int, total: int, elapsed: float, columns: int) -> str:
+def bar_line(label: str, done: int, total: int, rate: float | None, columns: int) -> str:
     """``rendering [####....]  4,210/11,662 pages  1,380/s  ETA 5s``, fitted to ``columns``.
 
-    One column is left free: writing the last one makes some terminals wrap the line.
+    Numbers are padded so the bar keeps its width as they grow. One column is left free:
+    writing the last one makes some terminals wrap the line.
     """
     room = max(columns - 1, 0)
-    rate = done / elapsed if elapsed > 0 else 0.0
-    numbers = f"{done:,}/{total:,} pages  {rate:,.0f}/s  ETA {eta_text(done, total, rate)}"
+    count = f"{done:,}".rjust(len(f"{total:,}"))
+    speed = "-" if rate is None else f"{rate:,.0f}"
+    numbers = (f"{count}/{total:,} pages  {speed:>5}/s  "
+               f"ETA {eta_text(done, total, rate):<6}")
     bar_width = room - len(label) - len(numbers) - 6  # "label [bar]  numbers"
     if bar_width >= MIN_BAR:
         filled = bar_width * done // total if total else bar_width
@@ -133,11 +158,11 @@ def bar_line(label: str, done: int, total: int, elapsed: float, columns: int) ->
     return f"{label}  {numbers}"[:room]
 
 
-def eta_text(done: int, total: int, rate: float) -> str:
+def eta_text(done: int, total: int, rate: float | None) -> str:
     """Time left at the current rate: ``5s``, ``2m05s``, ``1h02m``; ``?`` before any rate."""
     if done >= total:
         return "0s"
-    if rate <= 0:
+    if not rate or rate <= 0:
         return "?"
     seconds = round((total - done) / rate)
     if seconds < 60:
