@@ -4,6 +4,7 @@ a bar is chosen at all (TTY, --quiet, CI, TERM=dumb), stage timings in BuildResu
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import pty
@@ -16,7 +17,7 @@ import pytest
 from conftest import abstract, listing_dump, write_files
 
 from site_gen.build import Builder
-from site_gen.cli import main
+from site_gen.cli import _Reporter, main
 from site_gen.progress import (
     NoProgress,
     Progress,
@@ -26,6 +27,8 @@ from site_gen.progress import (
     choose_progress,
     eta_text,
 )
+from site_gen.session import WatchSession
+from site_gen.watch import ChangeKind
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 """Any control character but tab and newline: ``\\r``, ``ESC`` (escape codes), backspace, ..."""
@@ -441,3 +444,48 @@ def _read_all(fd: int) -> str:
             break
         chunks.append(chunk)
     return b"".join(chunks).decode("utf-8", "replace")
+
+
+class NoWatcher:
+    """Stands in for the file watcher: the test triggers rebuilds itself."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def refresh(self) -> None: ...
+
+
+@pytest.mark.parametrize("flag", ["-v", "-q", None])
+def test_watch_rebuild_lines_follow_quiet_and_verbose(
+        flag: str | None, make_project, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", [
+        (2024, f"Paper Number {i} On Scheduling", abstract(f"topic {i}"), ["cs.LG"])
+        for i in range(3)])})
+    builder = Builder(project, keep_spare=True)
+    reporter = _Reporter(argparse.Namespace(quiet=flag == "-q", verbose=flag == "-v"), builder)
+    session = WatchSession(builder, say=reporter, watcher_factory=lambda queue: NoWatcher())
+    reporter.session = session
+    try:
+        session.start()
+        dump = project / "content/dumps/a.txt"
+        dump.write_text(dump.read_text().replace("Paper Number 0", "Paper Number Zero"))
+        session.rebuild({str(dump.resolve()): ChangeKind.DUMP})
+    finally:
+        session.close()
+    out = capsys.readouterr().out.splitlines()
+    if flag == "-q":
+        assert out == []
+        return
+    rebuilt = [i for i, line in enumerate(out) if line.startswith(("built in", "rebuilt in"))]
+    assert len(rebuilt) == 2
+    if flag is None:
+        assert len(out) == 2
+        return
+    second = out[rebuilt[1] + 1:]
+    assert [re.split(r"\s{2,}", s.strip())[0] for s in second] == list(STAGES)
+    by_stage = {re.split(r"\s{2,}", s.strip())[0]: s for s in second}
+    assert by_stage["read dumps"].endswith("1 dump parsed")
+    rendered, reused = map(int, re.findall(r"(\d+) pages rendered, (\d+) reused",
+                                           by_stage["render"])[0])
+    assert rendered >= 1 and reused >= 1  # a title edit leaves other papers' pages alone
