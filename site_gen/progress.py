@@ -110,12 +110,19 @@ class TerminalProgress:
             self._shown = 0
 
     def _draw(self) -> None:
-        now = self.clock()
-        self._next = now + self.interval
-        done = min(self.done, self.total)
-        line = bar_line(self.label, done, self.total, self._rate(now, done), self.width())
+        """Redraw the line, padded over the previous one (but never past a narrowed terminal)."""
+        try:
+            now = self.clock()
+            self._next = now + self.interval
+            done = min(self.done, self.total)
+            columns = self.width()
+            line = bar_line(self.label, done, self.total, self._rate(now, done), columns)
+        except Exception:  # noqa: BLE001 - a cosmetic line must never fail a build
+            self.broken, self.active = True, False
+            return
+        self._shown = min(self._shown, max(columns - 1, 0))
         self._write("\r" + line.ljust(self._shown))
-        self._shown = len(line)
+        self._shown = max(len(line), self._shown) if not self.broken else 0
 
     def _rate(self, now: float, done: int) -> float | None:
         """Items per second over the last ``WINDOW`` seconds; None in the first ``SETTLE``."""

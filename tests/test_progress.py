@@ -198,15 +198,15 @@ def test_finish_blanks_the_line_and_returns_to_its_start() -> None:
 
 def test_a_shorter_line_overwrites_all_of_a_longer_one() -> None:
     clock = FakeClock()
-    widths = iter([120, 40])
-    stream = FakeTTY()
-    progress = TerminalProgress(stream, clock=clock, width=lambda: next(widths))
-    progress.start(1_000, "rendering")
-    for _ in range(2):
-        clock.now += 1.0
-        progress.advance(100)
+    progress, stream = bar(60, clock)  # numbers only: the line's length follows the numbers
+    progress.start(1_000_000, "rendering")
+    clock.now += 1.0
+    progress.advance(123_456)  # "123,456/s": wider than the room kept for the rate
+    clock.now += 3.5
+    progress.advance(1)  # then a stall: "0/s"
     first, second = stream.getvalue().split("\r")[1:]
-    assert len(second) >= len(first.rstrip())  # padded over the old text
+    assert len(second.rstrip()) < len(first)
+    assert len(second) >= len(first)  # padded with spaces over the old text
 
 
 def test_start_again_reuses_the_bar() -> None:
@@ -489,3 +489,31 @@ def test_watch_rebuild_lines_follow_quiet_and_verbose(
     rendered, reused = map(int, re.findall(r"(\d+) pages rendered, (\d+) reused",
                                            by_stage["render"])[0])
     assert rendered >= 1 and reused >= 1  # a title edit leaves other papers' pages alone
+
+
+def test_a_failing_width_query_turns_the_bar_off() -> None:
+    def width() -> int:
+        raise RuntimeError("no terminal after all")
+
+    clock = FakeClock()
+    stream = FakeTTY()
+    progress = TerminalProgress(stream, clock=clock, width=width)
+    progress.start(1_000, "rendering")
+    clock.now += 1.0
+    progress.advance(10)
+    progress.finish()
+    assert progress.broken and stream.getvalue() == ""
+
+
+def test_padding_never_runs_past_a_narrowed_terminal() -> None:
+    clock = FakeClock()
+    widths = iter([200, 50, 50])
+    stream = FakeTTY()
+    progress = TerminalProgress(stream, clock=clock, width=lambda: next(widths))
+    progress.start(1_000, "rendering")
+    for _ in range(3):
+        clock.now += 1.0
+        progress.advance(100)
+    progress.finish()
+    wide, narrow, again, blank = stream.getvalue().split("\r")[1:5]
+    assert len(wide) > 100 and len(narrow) <= 49 and len(again) <= 49 and len(blank) <= 49
