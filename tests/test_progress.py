@@ -320,6 +320,8 @@ def test_builder_reports_rendering_and_times_every_stage(demo_project: Path,
     assert result.ok
     assert recording.calls[0] == ("start", result.rendered, "rendering")
     assert recording.calls[-1] == ("finish",)
+    advanced = [call[1] for call in recording.calls if call[0] == "advance"]
+    assert sum(advanced) == result.rendered  # type: ignore[arg-type]
     assert [name for name, _ in result.timings] == list(STAGES)
     assert all(seconds >= 0 for _, seconds in result.timings)
     recording.calls.clear()
