@@ -311,11 +311,12 @@ def test_stopwatch_laps_and_sums_a_repeated_stage() -> None:
     assert watch.timings() == (("read dumps", 0.5), ("render", 3.0), ("write", 0.25))
 
 
-def test_builder_reports_rendering_and_times_every_stage(demo_project: Path,
-                                                         tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])  # in this process, and as batches come from workers
+def test_builder_reports_rendering_and_times_every_stage(demo_project: Path, tmp_path: Path,
+                                                         jobs: int) -> None:
     recording = Recording()
     progress: Progress = recording
-    builder = Builder(demo_project, tmp_path / "site", progress=progress)
+    builder = Builder(demo_project, tmp_path / "site", jobs=jobs, progress=progress)
     result = builder.build()
     assert result.ok
     assert recording.calls[0] == ("start", result.rendered, "rendering")
