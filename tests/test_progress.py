@@ -316,7 +316,8 @@ def test_builder_reports_rendering_and_times_every_stage(demo_project: Path, tmp
                                                          jobs: int) -> None:
     recording = Recording()
     progress: Progress = recording
-    builder = Builder(demo_project, tmp_path / "site", jobs=jobs, progress=progress)
+    builder = Builder(demo_project, tmp_path / "site", jobs=jobs, keep_spare=True,
+                      progress=progress)  # keep_spare: kept for a rebuild, like watch mode
     result = builder.build()
     assert result.ok
     assert recording.calls[0] == ("start", result.rendered, "rendering")
