@@ -31,6 +31,7 @@ from .feeds import feed_outputs
 from .model import Catalog, Dump
 from .output import OutputError, OutputTree, StaleOutput, WriteResult
 from .pages import Page, read_pages
+from .progress import NoProgress, Progress, Stopwatch
 from .readers import read_dump
 from .render import (
     ASSETS,
@@ -68,6 +69,8 @@ class BuildResult:
     reread: tuple[str, ...] = ()
     """Dumps parsed by this build (all of them on a first build, the changed ones after)."""
     config: Config | None = field(default=None, repr=False)
+    timings: tuple[tuple[str, float], ...] = ()
+    """Seconds spent in each stage, in order (``--verbose`` prints them)."""
 
     @property
     def ok(self) -> bool:
@@ -152,7 +155,7 @@ class Builder:
 
     def __init__(self, project: Path, output: Path | None = None, site_url: str | None = None,
                  environ: Mapping[str, str] | None = None, jobs: int | None = None,
-                 keep_spare: bool = False) -> None:
+                 keep_spare: bool = False, progress: Progress | None = None) -> None:
         self.project = project
         self.jobs = jobs
         """Rendering processes; None picks one per core for large sites (``--jobs``)."""
@@ -167,6 +170,8 @@ class Builder:
         (``site-gen build``) drops parsed dumps once merged and what each page read, which
         on a large site is most of the memory a build needs.
         """
+        self.progress: Progress = progress if progress is not None else NoProgress()
+        """Told how rendering goes (a bar on a terminal; progress.py); never raises."""
         self.forget()
 
     def forget(self) -> None:
@@ -182,21 +187,31 @@ class Builder:
         """Run every stage; write only when there is no error (and no warning if strict).
 
         ``changed`` names files (absolute paths) a watcher saw change: they are read again
-        even if their size and modification time look the same.
+        even if their size and modification time look the same. The result carries how long
+        each stage took; the progress bar is cleared however the build ends.
         """
+        stopwatch = Stopwatch()
+        try:
+            result = self._build(strict, changed, stopwatch)
+        finally:
+            self.progress.finish()
+        return replace(result, timings=stopwatch.timings())
+
+    def _build(self, strict: bool, changed: Collection[str], stopwatch: Stopwatch) -> BuildResult:
         refused = check_output_folder(self.output, self.project, self.project / CONTENT_DIR)
         if refused:
             return BuildResult(tuple(refused))
-        plan, diagnostics, catalog, reread = self.plan(changed)
+        plan, diagnostics, catalog, reread = self.plan(changed, stopwatch)
         failing = has_errors(diagnostics) or (strict and bool(diagnostics))
         if plan is None or failing:
             return BuildResult(tuple(diagnostics), catalog=catalog, reread=reread)
         try:
             try:
-                return self._render_and_write(plan, diagnostics, reread)
+                return self._render_and_write(plan, diagnostics, reread, stopwatch)
             except StaleOutput:  # the output was replaced behind our back: start afresh
                 self.memory = RenderMemory()
-                return self._render_and_write(replace(plan, changes=None), diagnostics, reread)
+                return self._render_and_write(replace(plan, changes=None), diagnostics, reread,
+                                              stopwatch)
         except jinja2.TemplateError as exc:
             return BuildResult(tuple(diagnostics + [_template_diagnostic(exc, self.project)]),
                                catalog=catalog, reread=reread)
@@ -204,9 +219,10 @@ class Builder:
             return BuildResult(tuple(diagnostics) + (error(str(self.output), 0, str(exc)),),
                                reread=reread)
 
-    def plan(self, changed: Collection[str] = ()
+    def plan(self, changed: Collection[str] = (), stopwatch: Stopwatch | None = None
              ) -> tuple[Plan | None, list[Diagnostic], Catalog | None, tuple[str, ...]]:
         """Every stage before rendering: the plan (None on error), diagnostics, re-read dumps."""
+        stopwatch = stopwatch or Stopwatch()
         content = self.project / CONTENT_DIR
         if not content.is_dir():
             return None, [error(str(content), 0, "no content folder; run site-gen in a project "
@@ -216,14 +232,17 @@ class Builder:
             return None, diagnostics, None, ()
         config, build_time = self._settings(content, diagnostics)
         dumps, reread = self._read_dumps(content, refused, changed, diagnostics)
+        stopwatch.lap("read dumps")
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
         catalog, more = build_catalog(dumps, curation)
         del dumps
         if not self.keep_spare:
             self.dumps = FileCache(_parse_dump)  # a one-shot build reads each dump once
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
+        stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
         routes, last = plan_routes(catalog, pages, config.recent_papers)
+        stopwatch.lap("routes")
         diagnostics += found + more + most + last
         themed = resolve_theme(self.project, config)
         if themed is None:
@@ -233,6 +252,7 @@ class Builder:
             return None, _sorted(diagnostics), catalog, reread
         theme, theme_templates = themed
         static = self._read_static(theme, changed)
+        stopwatch.lap("theme")
         plan = Plan(config, catalog, changes, pages, routes, theme, theme_templates, static,
                     build_time)
         return plan, _sorted(diagnostics), catalog, reread
@@ -265,7 +285,7 @@ class Builder:
         return {name: entry.value for name, entry in entries.items()}
 
     def _render_and_write(self, plan: Plan, diagnostics: list[Diagnostic],
-                          reread: tuple[str, ...]) -> BuildResult:
+                          reread: tuple[str, ...], stopwatch: Stopwatch) -> BuildResult:
         """Render what is stale, reuse the rest, write; then remember what is on disk."""
         env = self._environment(plan.theme, plan.theme_templates)
         same_catalog = plan.changes == frozenset()
@@ -284,10 +304,15 @@ class Builder:
         if clashes:
             return BuildResult(tuple(_sorted(diagnostics + clashes)), catalog=plan.catalog,
                                reread=reread)
+        stopwatch.lap("prepare")
         try:
             with self.tree.staging() as staging:
+                self.progress.start(len(stale), "rendering")
                 rendered = render_pages(env, stale, plan.config, plan.catalog, globals_, staging,
-                                        self.jobs, self.fragments, remember=self.keep_spare)
+                                        self.jobs, self.fragments, self.progress.advance,
+                                        remember=self.keep_spare)
+                self.progress.finish()
+                stopwatch.lap("render")
                 for name in sorted(assets):
                     staging.put(name, assets[name])
                 files, kept_files = self._site_files(plan, entries, same_catalog)
@@ -297,12 +322,14 @@ class Builder:
                 for name in sorted(files):
                     staging.put(name, files[name])
                 staging.keep((names - rendered.keys()) | (kept_files - files.keys()))
+                stopwatch.lap("site files")
         except _Clash as clash:
             return BuildResult(tuple(_sorted(diagnostics + clash.diagnostics)),
                                catalog=plan.catalog, reread=reread)
         if self.keep_spare:
             self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
                                             rendered, (_site_files_key(plan), set(files) or kept_files))
+        stopwatch.lap("write")
         return BuildResult(tuple(_sorted(diagnostics)), staging.result, len(plan.routes),
                            plan.catalog, len(rendered), reread, plan.config)
 
