@@ -39,7 +39,7 @@ from .render import (
     Theme,
     asset_versions,
     make_environment,
-    render_pages,
+    PageRendering,
     template_texts,
 )
 from .routes import Route, plan_routes
@@ -307,22 +307,26 @@ class Builder:
         stopwatch.lap("prepare")
         try:
             with self.tree.staging() as staging:
-                self.progress.start(len(stale), "rendering")
-                rendered = render_pages(env, stale, plan.config, plan.catalog, globals_, staging,
-                                        self.jobs, self.fragments, self.progress.advance,
-                                        remember=self.keep_spare)
+                with PageRendering(env, stale, plan.config, plan.catalog, globals_, staging,
+                                   self.jobs, self.fragments, self.progress.advance,
+                                   remember=self.keep_spare) as pages:
+                    if pages.parallel:  # worker processes render pages meanwhile
+                        self.progress.start(len(stale), "rendering")
+                    for name in sorted(assets):
+                        staging.put(name, assets[name])
+                    files, kept_files = self._site_files(plan, entries, same_catalog)
+                    clashes = taken_names(names | assets.keys(), files)
+                    if clashes:
+                        raise _Clash(clashes)
+                    for name in sorted(files):
+                        staging.put(name, files[name])
+                    stopwatch.lap("site files")
+                    if not pages.parallel:
+                        self.progress.start(len(stale), "rendering")
+                    rendered = pages.result()
                 self.progress.finish()
                 stopwatch.lap("render")
-                for name in sorted(assets):
-                    staging.put(name, assets[name])
-                files, kept_files = self._site_files(plan, entries, same_catalog)
-                clashes = taken_names(names | assets.keys(), files)
-                if clashes:
-                    raise _Clash(clashes)
-                for name in sorted(files):
-                    staging.put(name, files[name])
                 staging.keep((names - rendered.keys()) | (kept_files - files.keys()))
-                stopwatch.lap("site files")
         except _Clash as clash:
             return BuildResult(tuple(_sorted(diagnostics + clash.diagnostics)),
                                catalog=plan.catalog, reread=reread)

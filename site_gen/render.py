@@ -15,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import multiprocessing
+import multiprocessing.pool
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -158,12 +159,79 @@ def render_pages(
     fragments: FragmentMemo | None = None, progress: Callable[[int], object] | None = None,
     remember: bool = True,
 ) -> dict[str, Rendered]:
-    """Render routes into ``writer`` as they are made, noting what each page read.
+    """Render routes into ``writer`` (see ``PageRendering``) and wait for them."""
+    with PageRendering(env, routes, site, catalog, globals_, writer, workers, fragments,
+                       progress, remember) as rendering:
+        return rendering.result()
 
-    ``fragments`` may carry list items between builds; ``progress`` is told how many pages
-    were done each time a batch is; ``remember=False`` drops what pages read (nothing will
-    rebuild from it). Raises jinja2 errors, which the builder turns into diagnostics.
+
+class PageRendering:
+    """Routes being rendered into a writer, noting what each page read.
+
+    With worker processes, rendering starts on ``__enter__`` and goes on while this process
+    does other work (the files beside the pages); ``result()`` waits for it. Without, it
+    happens in ``result()``. ``fragments`` may carry list items between builds; ``progress``
+    is told how many pages were done each time a batch is (from a helper thread when workers
+    render); ``remember=False`` drops what pages read, as nothing will rebuild from it. Jinja2
+    errors are raised by ``result()``; the builder turns them into diagnostics.
     """
+
+    def __init__(self, env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
+                 catalog: Catalog, globals_: Mapping[str, Any], writer: PageWriter,
+                 workers: int | None = None, fragments: FragmentMemo | None = None,
+                 progress: Callable[[int], object] | None = None, remember: bool = True) -> None:
+        _prepare_environment(env, site, catalog, globals_,
+                             fragments if fragments is not None else FragmentMemo(), remember)
+        self.job = _Job(env, routes, site, writer, remember)
+        self.workers = workers if workers is not None else _default_workers(len(routes))
+        self.progress = progress
+        self._pool: multiprocessing.pool.Pool | None = None
+        self._pending: list[multiprocessing.pool.AsyncResult[_ChunkResult]] = []
+
+    def __enter__(self) -> PageRendering:
+        global _JOB
+        if self.workers > 1 and self.job.routes:
+            _JOB = self.job  # forked workers inherit it
+            self._pool = multiprocessing.get_context("fork").Pool(self.workers)
+            self._pending = [self._pool.apply_async(_render_chunk, (indices,), callback=self._done)
+                             for indices in _parallel_batches(self.job.routes, self.workers)]
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        global _JOB
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+        _JOB = None
+
+    @property
+    def parallel(self) -> bool:
+        """True when worker processes render, so this process is free until ``result()``."""
+        return self._pool is not None
+
+    def _done(self, result: _ChunkResult) -> None:
+        if self.progress is not None:
+            self.progress(len(result[0]))
+
+    def result(self) -> dict[str, Rendered]:
+        """Every page rendered and handed to the writer; the writer has recorded them all."""
+        if self._pool is None:
+            batches: Iterable[Batch] = _render_serial(self.job, self.progress)
+        else:
+            batches = (batch if batch is not None else _render_batch(self.job, indices)
+                       for indices, batch in (pending.get() for pending in self._pending))
+        pages: dict[str, Rendered] = {}
+        for batch in batches:
+            for receipt, lookups in batch:
+                self.job.writer.record(receipt)
+                pages[receipt.name] = Rendered(receipt.digest, lookups)
+        return pages
+
+
+def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog,
+                         globals_: Mapping[str, Any], memo: FragmentMemo, remember: bool) -> None:
+    """Give templates the site, the tracked catalog and globals, and the fragment helpers."""
     tracked = TrackedCatalog(catalog)
     wrapped = {name: TrackedMapping(value, TRACKED_GLOBALS[name], tracked)
                for name, value in globals_.items() if name in TRACKED_GLOBALS}
@@ -177,20 +245,8 @@ def render_pages(
     env.globals.update(globals_, **wrapped, site=site, catalog=tracked,
                        generator=f"site-gen {__version__}")
     _track_templates(env, tracked)
-    memo = fragments if fragments is not None else FragmentMemo()
     env.globals.update(fragment=_fragment_renderer(env, tracked, memo, remember),
                        fragments=_fragment_list_renderer(env, tracked, memo, remember))
-    workers = workers if workers is not None else _default_workers(len(routes))
-    job = _Job(env, routes, site, writer, remember)
-    batches = _render_parallel(job, workers) if workers > 1 else _render_serial(job)
-    pages: dict[str, Rendered] = {}
-    for batch in batches:
-        for receipt, lookups in batch:
-            writer.record(receipt)
-            pages[receipt.name] = Rendered(receipt.digest, lookups)
-        if progress is not None:
-            progress(len(batch))
-    return pages
 
 
 def _track_templates(env: jinja2.Environment, tracked: TrackedCatalog) -> None:
@@ -253,10 +309,13 @@ def _render_batch(job: _Job, indices: Sequence[int]) -> Batch:
     return [_render_one(job, job.routes[i]) for i in indices]
 
 
-def _render_serial(job: _Job) -> Iterator[Batch]:
+def _render_serial(job: _Job, progress: Callable[[int], object] | None) -> Iterator[Batch]:
     count = len(job.routes)
     for start in range(0, count, _CHUNK):
-        yield _render_batch(job, range(start, min(start + _CHUNK, count)))
+        batch = _render_batch(job, range(start, min(start + _CHUNK, count)))
+        if progress is not None:
+            progress(len(batch))
+        yield batch
 
 
 def _weight(value: object, depth: int = 0) -> int:
@@ -289,7 +348,10 @@ def _parallel_batches(routes: Sequence[Route], workers: int) -> list[tuple[int, 
 _JOB: _Job | None = None
 
 
-def _render_chunk(indices: tuple[int, ...]) -> tuple[tuple[int, ...], Batch | None]:
+_ChunkResult = tuple[tuple[int, ...], Batch | None]
+
+
+def _render_chunk(indices: tuple[int, ...]) -> _ChunkResult:
     """Worker side: render and write these routes; None tells the parent to redo them (and
     so raise the error with its traceback)."""
     assert _JOB is not None
@@ -297,19 +359,6 @@ def _render_chunk(indices: tuple[int, ...]) -> tuple[tuple[int, ...], Batch | No
         return indices, _render_batch(_JOB, indices)
     except Exception:
         return indices, None
-
-
-def _render_parallel(job: _Job, workers: int) -> Iterator[Batch]:
-    """Batches rendered and written by forked workers, as they finish."""
-    global _JOB
-    _JOB = job
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for indices, batch in pool.imap_unordered(
-                    _render_chunk, _parallel_batches(job.routes, workers)):
-                yield batch if batch is not None else _render_batch(job, indices)
-    finally:
-        _JOB = None
 
 
 class FragmentMemo:
@@ -496,6 +545,6 @@ def _tidy(html: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-__all__ = ["FragmentMemo", "Markup", "MemoryWriter", "PageWriter", "Rendered", "Theme",
+__all__ = ["FragmentMemo", "Markup", "MemoryWriter", "PageRendering", "PageWriter", "Rendered", "Theme",
            "TrackedCatalog", "asset_versions", "make_environment", "render_pages", "target_of",
            "template_texts"]

@@ -32,7 +32,7 @@ from site_gen.watch import ChangeKind
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 """Any control character but tab and newline: ``\\r``, ``ESC`` (escape codes), backspace, ..."""
-STAGES = ("read dumps", "catalog", "routes", "theme", "prepare", "render", "site files", "write")
+STAGES = ("read dumps", "catalog", "routes", "theme", "prepare", "site files", "render", "write")
 
 
 class FakeTTY(io.StringIO):
