@@ -20,10 +20,14 @@ import contextlib
 import ctypes
 import ctypes.util
 import errno
+import glob
 import hashlib
 import os
 import shutil
 import stat
+import subprocess
+import sys
+import time
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +66,10 @@ def digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+TRASH_GRACE = 600
+"""Seconds after which a previous site still being deleted is taken for an abandoned one."""
+
+
 def recover(output: Path) -> None:
     """Finish or undo a build that was killed mid-swap; a leftover spare is kept for reuse."""
     staging, old = staging_paths(output)
@@ -71,6 +79,11 @@ def recover(output: Path) -> None:
         shutil.rmtree(old)
     if staging.is_symlink() or (staging.exists() and not staging.is_dir()):
         staging.unlink()
+    prefix = _trash_prefix(staging)
+    for leftover in output.parent.glob(glob.escape(prefix) + "*"):
+        if leftover.is_dir() and not leftover.is_symlink() and \
+                time.time() - leftover.lstat().st_ctime > TRASH_GRACE:
+            _delete_in_background(leftover)
 
 
 def write_outputs(output: Path, files: Mapping[str, bytes]) -> WriteResult:
@@ -156,7 +169,7 @@ class OutputTree:
             _write_file(trees.staging / MARKER, MARKER_TEXT)
         staging.result = WriteResult(tuple(sorted(staging.changed)),
                                      tuple(sorted(trees.live.keys() - staging.target.keys())))
-        _swap(trees.staging, self.output, self.keep_spare)
+        _swap(trees.staging, self.output, self.keep_spare, old_files=len(trees.live))
         self.live = staging.target
         self.spare = trees.live if self.keep_spare and staging.existed else None
         self._identity = self._identify()
@@ -421,7 +434,7 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _swap(staging: Path, output: Path, keep_spare: bool) -> None:
+def _swap(staging: Path, output: Path, keep_spare: bool, old_files: int = 0) -> None:
     """Put the staged tree in place; the previous output becomes the spare (or is deleted)."""
     _, old = staging_paths(output)
     if not output.exists():
@@ -432,4 +445,38 @@ def _swap(staging: Path, output: Path, keep_spare: bool) -> None:
         os.rename(staging, output)
         os.rename(old, staging)
     if not keep_spare:
-        shutil.rmtree(staging)
+        discard(staging, old_files)
+
+
+BACKGROUND_DELETE = 2000
+"""A previous site of more files than this is deleted in the background (``discard``)."""
+
+
+def discard(tree: Path, files: int) -> None:
+    """Delete a previous site. A large one is renamed aside and deleted by a detached process,
+    so the build need not wait for the file system: on ext4 mounted with ``discard``, removing
+    the 11,700 folders of a 10,000-paper site took 15 s. A tree left over by a deletion that
+    was cut short is handed to a new one by ``recover``."""
+    if files <= BACKGROUND_DELETE:
+        shutil.rmtree(tree)
+        return
+    trash = tree.with_name(f"{_trash_prefix(tree)}{os.getpid()}-{time.monotonic_ns()}")
+    os.rename(tree, trash)
+    _delete_in_background(trash)
+
+
+def _trash_prefix(staging: Path) -> str:
+    """``.<output name>.trash-``: hidden, beside the output, and never the output's own name."""
+    return staging.name.removesuffix(".staging") + ".trash-"
+
+
+def _delete_in_background(tree: Path) -> None:
+    rm = shutil.which("rm")
+    command = ([rm, "-rf", "--", str(tree)] if rm else
+               [sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], True)",
+                str(tree)])
+    try:
+        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
+    except OSError:
+        shutil.rmtree(tree, ignore_errors=True)

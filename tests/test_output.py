@@ -108,3 +108,39 @@ def test_without_renameat2_two_renames_do_the_swap(tmp_path: Path, monkeypatch) 
         assert read_tree(out) == tree_of(files)
     assert not staging_paths(out)[1].exists()
     assert read_tree(staging_paths(out)[0]) == tree_of(V2)
+
+
+def wait_until_gone(paths, seconds: float = 20.0) -> bool:
+    import time
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(p.exists() for p in paths):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_large_previous_site_is_deleted_in_the_background(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(output_module, "BACKGROUND_DELETE", 2)
+    out = tmp_path / "_site"
+    OutputTree(out, keep_spare=False).write(V1)
+    OutputTree(out, keep_spare=False).write(V2)
+    assert read_tree(out) == tree_of(V2)  # in place at once; the old tree goes aside
+    trash = list(tmp_path.glob("._site.trash-*"))
+    assert all(p.is_dir() for p in trash) and not staging_paths(out)[0].exists()
+    assert wait_until_gone(trash)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["_site"]
+
+
+def test_a_deletion_cut_short_is_finished_by_the_next_build(tmp_path: Path, monkeypatch) -> None:
+    out = tmp_path / "_site"
+    OutputTree(out, keep_spare=False).write(V1)
+    leftover = tmp_path / "._site.trash-1-2"
+    (leftover / "papers" / "a").mkdir(parents=True)
+    (leftover / "papers" / "a" / "index.html").write_text("old")
+    OutputTree(out, keep_spare=False).write(V2)
+    assert leftover.exists()  # too recent: maybe another build's deletion, still running
+    monkeypatch.setattr(output_module, "TRASH_GRACE", -1)
+    OutputTree(out, keep_spare=False).write(V3)
+    assert wait_until_gone([leftover])
+    assert read_tree(out) == tree_of(V3)
