@@ -77,6 +77,10 @@ _METADATA_GLOBALS: dict[str, Any] = {
     "twitter_tags": metadata.twitter_tags, "summary": metadata.summary,
     "paper_jsonld": metadata.paper_jsonld, "author_jsonld": metadata.author_jsonld,
     "collection_jsonld": metadata.collection_jsonld, "site_jsonld": metadata.site_jsonld,
+    "meta_tags_html": metadata.meta_tags_html, "jsonld_html": metadata.jsonld_html,
+    "social_html": metadata.social_html, "paper_meta_html": metadata.paper_meta_html,
+    "author_meta_html": metadata.author_meta_html, "site_meta_html": metadata.site_meta_html,
+    "collection_meta_html": metadata.collection_meta_html,
 }
 
 
