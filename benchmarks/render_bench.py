@@ -11,7 +11,9 @@ memo for the whole pass. Routes are rendered in groups by template, so each temp
 own ms/page; list-item fragments are shared between groups as in a build.
 
 One pass per process: the text memos (``functools.lru_cache``) are then exactly as warm as in
-a real build, which renders each page once.
+a real build, which renders each page once. Times are the process's CPU time by default
+(``--clock cpu``): on a shared machine it varies much less than wall time, and rendering in
+one process does no I/O, so the two agree on a quiet machine (``--clock wall`` to check).
 
 ``--compare OLD_SRC`` alternates this process's code with the site_gen checkout at OLD_SRC
 (say, a ``git worktree`` of the commit before a change), ``--runs`` fresh processes each, and
@@ -30,6 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -48,11 +51,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="alternate with the checkout at OLD_SRC and print the ratio")
     parser.add_argument("--profile", type=Path, default=None,
                         help="write a cProfile of the rendering (not the planning) here")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                        help="process CPU time (default) or wall-clock time")
     parser.add_argument("--json", action="store_true", help="print one JSON object (internal)")
     args = parser.parse_args(argv)
     if args.compare is not None:
         return compare(args)
-    timings, digests = measure(args.src, args.project, args.templates, args.profile)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    timings, digests = measure(args.src, args.project, args.templates, args.profile, clock)
     if args.json:
         print(json.dumps({"timings": timings, "digests": digests}))
     else:
@@ -60,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def measure(src: Path, project: Path, templates: str, profile: Path | None
+def measure(src: Path, project: Path, templates: str, profile: Path | None,
+            clock: Callable[[], float] = time.process_time
             ) -> tuple[dict[str, tuple[int, float]], dict[str, str]]:
     """Plan once, render every selected route once: {template: (pages, seconds)} and digests."""
     sys.path.insert(0, str(src.resolve()))
@@ -87,10 +94,10 @@ def measure(src: Path, project: Path, templates: str, profile: Path | None
     for template, routes in groups.items():
         if profiler:
             profiler.enable()
-        start = time.perf_counter()
+        start = clock()
         rendered = render_pages(env, tuple(routes), plan.config, plan.catalog,  # type: ignore[arg-type]
                                 globals_, workers=1, fragments=memo)
-        timings[template] = (len(routes), time.perf_counter() - start)
+        timings[template] = (len(routes), clock() - start)
         if profiler:
             profiler.disable()
         digest = hashlib.sha256()
@@ -109,7 +116,7 @@ def compare(args: argparse.Namespace) -> int:
     digests: dict[str, dict[str, str]] = {}
     for i in range(max(1, args.runs)):
         for side, src in sides.items():
-            command = [sys.executable, __file__, "--json", "--src", str(src),
+            command = [sys.executable, __file__, "--json", "--src", str(src), "--clock", args.clock,
                        "--project", str(args.project), "--templates", args.templates]
             out = json.loads(subprocess.run(command, check=True, capture_output=True,
                                             text=True).stdout)
@@ -118,6 +125,7 @@ def compare(args: argparse.Namespace) -> int:
             total = sum(s for _, s in runs[side][-1].values())
             print(f"run {i + 1} {side}: {total:.2f} s", flush=True)
     report(runs)
+    print(f"clock: {args.clock}")
     differing = sorted(t for t in digests["new"] if digests["old"].get(t) != digests["new"][t])
     print("same bytes: " + ("yes, every template" if not differing
                             else "NO: " + ", ".join(differing)))

@@ -17,11 +17,12 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from jinja2.utils import htmlsafe_json_dumps
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from .citations import author_roster, clean_text, paper_links
 from .config import Config
 from .model import Author, Catalog, Paper, Subject
+from .snippets import esc
 from .subjects import subject_name
 from .text import plain_text
 from .urls import (
@@ -39,15 +40,17 @@ SCHEMA = "https://schema.org"
 Tags = tuple[tuple[str, str], ...]
 
 
-@lru_cache(maxsize=64)
-def plain_line(text: str) -> str:
-    """``text`` as clean plain text on one line.
+@lru_cache(maxsize=1024)
+def clean_line(text: str) -> str:
+    """``citations.clean_text``, memoised: a page's head cleans its abstract, title and
+    description more than once, and names and site settings recur on every page. The cache
+    holds a few pages' worth of values, not the whole site."""
+    return clean_text(text)
 
-    A paper's head asks for its abstract this way three times (Highwire, JSON-LD, the
-    description); a few recent values are enough to do the work once per page without keeping
-    every abstract of the site twice.
-    """
-    return clean_text(plain_text(text))
+
+def plain_line(text: str) -> str:
+    """``text`` as clean plain text on one line."""
+    return clean_line(plain_text(text))
 
 
 def summary(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
@@ -65,7 +68,7 @@ def highwire_tags(paper: Paper, catalog: Catalog, site: Config) -> Tags:
     tags += [("citation_author", name) for name in author_roster(paper, catalog).names]
     optional = [
         ("citation_publication_date", str(paper.year) if paper.year else ""),
-        ("citation_abstract", plain_line(paper.abstract)),
+        ("citation_abstract", plain_text(paper.abstract)),
         ("citation_pdf_url", links.pdf_url or ""),
         ("citation_arxiv_id", links.arxiv_id or ""),
         ("citation_doi", links.doi or ""),
@@ -75,7 +78,7 @@ def highwire_tags(paper: Paper, catalog: Catalog, site: Config) -> Tags:
     ]
     tags += [(name, value) for name, value in optional if value]
     tags += [("citation_keywords", subject_name(code) or code) for code in paper.subjects]
-    return tuple((name, clean_text(value)) for name, value in tags)
+    return tuple((name, clean_line(value)) for name, value in tags)
 
 
 def open_graph_tags(kind: str, title: str, description: str, url: str, site: Config) -> Tags:
@@ -84,7 +87,7 @@ def open_graph_tags(kind: str, title: str, description: str, url: str, site: Con
             ("og:site_name", site.title), ("og:locale", site.language.replace("-", "_"))]
     if description:
         tags.append(("og:description", description))
-    return tuple((name, clean_text(value)) for name, value in tags)
+    return tuple((name, clean_line(value)) for name, value in tags)
 
 
 def twitter_tags(title: str, description: str) -> Tags:
@@ -92,7 +95,7 @@ def twitter_tags(title: str, description: str) -> Tags:
     tags = [("twitter:card", "summary"), ("twitter:title", title)]
     if description:
         tags.append(("twitter:description", description))
-    return tuple((name, clean_text(value)) for name, value in tags)
+    return tuple((name, clean_line(value)) for name, value in tags)
 
 
 def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, object]:
@@ -135,7 +138,7 @@ def _identifiers(arxiv_id: str | None, doi: str | None) -> list[dict[str, str]]:
 
 
 def _person_ref(author: Author, site: Config) -> dict[str, object]:
-    return {"@type": "Person", "name": clean_text(author.name),
+    return {"@type": "Person", "name": clean_line(author.name),
             "url": absolute_url(author_url(author.id), site.site_url)}
 
 
@@ -167,7 +170,7 @@ def collection_jsonld(name: str, page: str, paper_ids: tuple[str, ...], catalog:
         "@context": SCHEMA, "@type": "CollectionPage", "@id": page, "url": page,
         "name": clean_text(name),
         "hasPart": [{"@type": "ScholarlyArticle", "@id": absolute_url(paper_url(p.id), site.site_url),
-                     "name": clean_text(plain_text(p.title))} for p in papers],
+                     "name": plain_line(p.title)} for p in papers],
     }
     if subject is not None:
         data["about"] = _subject_term(subject, site)
@@ -199,8 +202,8 @@ def _dataset(file: str, name: str, description: str, site: Config) -> dict[str, 
 
 def meta_tags_html(tags: Iterable[tuple[str, str]], attribute: str = "name") -> Markup:
     """``<meta {attribute}="..." content="...">`` lines, every name and value escaped."""
-    attr = escape(attribute)
-    return Markup("".join(f'<meta {attr}="{escape(name)}" content="{escape(value)}">\n'
+    attr = esc(attribute)
+    return Markup("".join(f'<meta {attr}="{esc(name)}" content="{esc(value)}">\n'
                           for name, value in tags))
 
 

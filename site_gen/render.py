@@ -65,7 +65,8 @@ def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
     env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
                        title=render_title,
                        absolute=_absolute)
-    env.globals.update(_METADATA_GLOBALS)
+    from . import snippets  # markup for the theme's busiest loops, built in Python
+    env.globals.update(_METADATA_GLOBALS, **snippets.GLOBALS)
     return env
 
 
