@@ -248,3 +248,11 @@ def collection_meta_html(name: str, url: str, paper_ids: tuple[str, ...], catalo
     social = social_html("website", name, summary(site.description), url, site)
     return Markup(f"{social}\n"
                   f"{jsonld_html(collection_jsonld(name, url, paper_ids, catalog, subject, site))}")
+
+
+FILTERS = {"meta_tags_html": meta_tags_html, "jsonld_html": jsonld_html, "social_html": social_html,
+           "paper_meta_html": paper_meta_html, "author_meta_html": author_meta_html,
+           "site_meta_html": site_meta_html, "collection_meta_html": collection_meta_html}
+"""The filters render.make_environment adds for these: ``paper|paper_meta_html(catalog, site)``,
+``tags|meta_tags_html('property')``, ``data|jsonld_html``, ... (the first argument is the value
+filtered)."""

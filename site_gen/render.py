@@ -65,8 +65,11 @@ def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
     env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
                        title=render_title,
                        absolute=_absolute)
-    from . import snippets  # markup for the theme's busiest loops, built in Python
-    env.globals.update(_METADATA_GLOBALS, **snippets.GLOBALS)
+    # Markup the theme's busiest macros build in Python. Filters rather than globals: every
+    # template context copies every global, and a page makes several contexts.
+    from . import snippets
+    env.filters.update(metadata.FILTERS, **snippets.FILTERS)
+    env.globals.update(_METADATA_GLOBALS)
     return env
 
 
@@ -78,10 +81,6 @@ _METADATA_GLOBALS: dict[str, Any] = {
     "twitter_tags": metadata.twitter_tags, "summary": metadata.summary,
     "paper_jsonld": metadata.paper_jsonld, "author_jsonld": metadata.author_jsonld,
     "collection_jsonld": metadata.collection_jsonld, "site_jsonld": metadata.site_jsonld,
-    "meta_tags_html": metadata.meta_tags_html, "jsonld_html": metadata.jsonld_html,
-    "social_html": metadata.social_html, "paper_meta_html": metadata.paper_meta_html,
-    "author_meta_html": metadata.author_meta_html, "site_meta_html": metadata.site_meta_html,
-    "collection_meta_html": metadata.collection_meta_html,
 }
 
 

@@ -104,9 +104,9 @@ def counted_names(context: Context, pairs: Iterable[tuple[Author, int]], noun: s
         for a, n in pairs))
 
 
-GLOBALS = {"author_links": author_links, "subject_chips": subject_chips,
+FILTERS = {"author_links": author_links, "subject_chips": subject_chips,
            "link_buttons": link_buttons, "counted_names": counted_names, "path_breaks": path_breaks}
-"""What render.make_environment gives every template (docs/theming.md lists them)."""
+"""The filters render.make_environment adds for these (``paper|author_links(false)``, ...)."""
 
-__all__ = ["GLOBALS", "author_links", "counted_names", "esc", "link_buttons", "path_breaks",
+__all__ = ["FILTERS", "author_links", "counted_names", "esc", "link_buttons", "path_breaks",
            "subject_chips"]

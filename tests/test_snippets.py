@@ -83,15 +83,15 @@ REFERENCE = {
 }
 
 NEW = {
-    "author_list": "{{ author_links(paper, link) }}",
-    "chips": "{%- if paper.subjects %} {{ subject_chips(paper.subjects) }}{% endif %}",
-    "links": "{{ link_buttons(paper, cls) }}",
-    "sources": "{% for s in paper.sources %}<li><code>{{ path_breaks(s) }}</code></li>{% endfor %}",
-    "coauthors": "    <ul class=\"name-list\">\n{{ counted_names(pairs, 'joint paper', indent=6) }}\n    </ul>\n",
-    "paper_meta": "{{ paper_meta_html(paper, catalog, site) }}",
-    "author_meta": "{{ author_meta_html(author, paper_count, site) }}",
-    "site_meta": "{{ site_meta_html(site) }}",
-    "collection_meta": "{{ collection_meta_html(name, subject|absolute, subject.paper_ids, catalog, "
+    "author_list": "{{ paper|author_links(link) }}",
+    "chips": "{%- if paper.subjects %} {{ paper.subjects|subject_chips }}{% endif %}",
+    "links": "{{ paper|link_buttons(cls) }}",
+    "sources": "{% for s in paper.sources %}<li><code>{{ s|path_breaks }}</code></li>{% endfor %}",
+    "coauthors": "    <ul class=\"name-list\">\n{{ pairs|counted_names('joint paper', indent=6) }}\n    </ul>\n",
+    "paper_meta": "{{ paper|paper_meta_html(catalog, site) }}",
+    "author_meta": "{{ author|author_meta_html(paper_count, site) }}",
+    "site_meta": "{{ site|site_meta_html }}",
+    "collection_meta": "{{ name|collection_meta_html(subject|absolute, subject.paper_ids, catalog, "
                        "subject, site) }}",
 }
 
@@ -172,8 +172,8 @@ def test_the_theme_uses_the_helpers() -> None:
     assert theme is not None
     macros = (theme / "templates/partials/macros.html").read_text(encoding="utf-8")
     item = (theme / "templates/partials/paper_item.html").read_text(encoding="utf-8")
-    assert "author_links(paper, link)" in macros and "link_buttons(paper, class)" in macros
-    assert "subject_chips(paper.subjects)" in item and "author_links(paper, false)" in item
+    assert "paper|author_links(link)" in macros and "paper|link_buttons(class)" in macros
+    assert "paper.subjects|subject_chips" in item and "paper|author_links(false)" in item
 
 
 @given(st.one_of(st.text(), st.text(alphabet="<>&'\"ab \x00é")))
