@@ -22,9 +22,8 @@ from markupsafe import Markup
 from .citations import author_roster, clean_text, paper_links
 from .config import Config
 from .model import Author, Catalog, Paper, Subject
-from .snippets import esc
 from .subjects import subject_name
-from .text import plain_text
+from .text import esc, plain_text
 from .urls import (
     AUTHORS_EXPORT,
     PAPERS_EXPORT,

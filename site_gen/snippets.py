@@ -17,21 +17,10 @@ from collections.abc import Iterable
 
 import jinja2
 from jinja2.runtime import Context
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from .model import Author, Paper
-
-
-def esc(value: object) -> str:
-    """``str(markupsafe.escape(value))``, without a ``Markup`` object per plain string.
-
-    The same five replacements markupsafe makes; ``Markup`` and other values go through
-    markupsafe itself (already safe markup stays as it is, as with autoescape).
-    """
-    if type(value) is not str:
-        return str(escape(value))
-    return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
-            .replace("'", "&#39;").replace('"', "&#34;"))
+from .text import esc
 
 
 @jinja2.pass_context

@@ -20,7 +20,7 @@ from site_gen.build import builtin_theme_dir
 from site_gen.config import Config
 from site_gen.model import Author, Catalog, Link, Paper, Profile, SourceRef, Subject
 from site_gen.render import Theme, TrackedCatalog, make_environment
-from site_gen.snippets import esc
+from site_gen.text import esc
 
 NASTY = "</script><b x='1' y=\"2\">&amp; {{ 1 }} {% raw %} \u2028 \x01 é 中 `'\""
 
