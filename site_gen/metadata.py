@@ -1,18 +1,29 @@
 """Scholarly metadata for page heads: Highwire tags, Open Graph, and schema.org JSON-LD.
 
-Render-stage helpers, called from ``partials/meta.html``: each returns plain data (name/value
-pairs or a JSON-ready dict); the templates escape it (attributes by autoescape, JSON-LD by
-``|tojson``, which escapes ``<``, ``>``, ``&`` and ``'`` so no text can close the script).
+Render-stage helpers, called from ``partials/meta.html``. The data functions return plain data
+(name/value pairs or a JSON-ready dict). The ``*_html`` functions turn that data into the
+markup the macros of ``partials/meta.html`` used to loop out, as one ``Markup`` string per
+page: every page runs them, and one Python call costs a fraction of the Jinja macro calls,
+escapes and ``Markup`` objects a loop makes per tag. Attribute values go through ``escape``
+(what autoescape does), JSON-LD through Jinja's own ``|tojson`` function, which escapes
+``<``, ``>``, ``&`` and ``'`` so no text can close the script. The cite box of paper pages
+(``cite_box_html``) is built the same way.
 Google Scholar reads the ``citation_*`` tags; link previews read Open Graph and Twitter tags.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import lru_cache
+
+from jinja2.utils import htmlsafe_json_dumps
+from markupsafe import Markup
+
 from .citations import author_roster, clean_text, paper_links
 from .config import Config
 from .model import Author, Catalog, Paper, Subject
 from .subjects import subject_name
-from .text import plain_text
+from .text import esc, plain_text
 from .urls import (
     AUTHORS_EXPORT,
     PAPERS_EXPORT,
@@ -28,9 +39,22 @@ SCHEMA = "https://schema.org"
 Tags = tuple[tuple[str, str], ...]
 
 
+@lru_cache(maxsize=1024)
+def clean_line(text: str) -> str:
+    """``citations.clean_text``, memoised: a page's head cleans its abstract, title and
+    description more than once, and names and site settings recur on every page. The cache
+    holds a few pages' worth of values, not the whole site."""
+    return clean_text(text)
+
+
+def plain_line(text: str) -> str:
+    """``text`` as clean plain text on one line."""
+    return clean_line(plain_text(text))
+
+
 def summary(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
     """Plain text cut at a word boundary, for descriptions and previews."""
-    flat = clean_text(plain_text(text))
+    flat = plain_line(text)
     if len(flat) <= limit:
         return flat
     return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
@@ -53,7 +77,7 @@ def highwire_tags(paper: Paper, catalog: Catalog, site: Config) -> Tags:
     ]
     tags += [(name, value) for name, value in optional if value]
     tags += [("citation_keywords", subject_name(code) or code) for code in paper.subjects]
-    return tuple((name, clean_text(value)) for name, value in tags)
+    return tuple((name, clean_line(value)) for name, value in tags)
 
 
 def open_graph_tags(kind: str, title: str, description: str, url: str, site: Config) -> Tags:
@@ -62,7 +86,7 @@ def open_graph_tags(kind: str, title: str, description: str, url: str, site: Con
             ("og:site_name", site.title), ("og:locale", site.language.replace("-", "_"))]
     if description:
         tags.append(("og:description", description))
-    return tuple((name, clean_text(value)) for name, value in tags)
+    return tuple((name, clean_line(value)) for name, value in tags)
 
 
 def twitter_tags(title: str, description: str) -> Tags:
@@ -70,7 +94,7 @@ def twitter_tags(title: str, description: str) -> Tags:
     tags = [("twitter:card", "summary"), ("twitter:title", title)]
     if description:
         tags.append(("twitter:description", description))
-    return tuple((name, clean_text(value)) for name, value in tags)
+    return tuple((name, clean_line(value)) for name, value in tags)
 
 
 def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, object]:
@@ -81,7 +105,7 @@ def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, obje
     authors = [_person_ref(catalog.author(a), site) for a in ids]
     data: dict[str, object] = {
         "@context": SCHEMA, "@type": "ScholarlyArticle", "@id": url, "url": url,
-        "mainEntityOfPage": url, "name": clean_text(plain_text(paper.title)),
+        "mainEntityOfPage": url, "name": plain_line(paper.title),
         "headline": summary(paper.title, 110), "author": authors,
         "inLanguage": site.language,
         "isPartOf": {"@type": "WebSite", "name": site.title, "url": site.site_url},
@@ -92,7 +116,7 @@ def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, obje
     same_as = [u for u in (links.arxiv_url, f"https://doi.org/{links.doi}" if links.doi else None) if u]
     optional: dict[str, object] = {
         "datePublished": str(paper.year) if paper.year else None,
-        "abstract": clean_text(plain_text(paper.abstract)),
+        "abstract": plain_line(paper.abstract),
         "about": [_subject_term(catalog.subject(c), site) for c in paper.subjects],
         "keywords": [subject_name(c) or c for c in paper.subjects],
         "sameAs": same_as,
@@ -113,7 +137,7 @@ def _identifiers(arxiv_id: str | None, doi: str | None) -> list[dict[str, str]]:
 
 
 def _person_ref(author: Author, site: Config) -> dict[str, object]:
-    return {"@type": "Person", "name": clean_text(author.name),
+    return {"@type": "Person", "name": clean_line(author.name),
             "url": absolute_url(author_url(author.id), site.site_url)}
 
 
@@ -145,7 +169,7 @@ def collection_jsonld(name: str, page: str, paper_ids: tuple[str, ...], catalog:
         "@context": SCHEMA, "@type": "CollectionPage", "@id": page, "url": page,
         "name": clean_text(name),
         "hasPart": [{"@type": "ScholarlyArticle", "@id": absolute_url(paper_url(p.id), site.site_url),
-                     "name": clean_text(plain_text(p.title))} for p in papers],
+                     "name": plain_line(p.title)} for p in papers],
     }
     if subject is not None:
         data["about"] = _subject_term(subject, site)
@@ -170,3 +194,64 @@ def _dataset(file: str, name: str, description: str, site: Config) -> dict[str, 
             "url": site.site_url,
             "distribution": {"@type": "DataDownload", "encodingFormat": "application/json",
                              "contentUrl": absolute_url(file, site.site_url)}}
+
+
+# ---- Markup for partials/meta.html ----------------------------------------------------------
+
+
+def meta_tags_html(tags: Iterable[tuple[str, str]], attribute: str = "name") -> Markup:
+    """``<meta {attribute}="..." content="...">`` lines, every name and value escaped."""
+    attr = esc(attribute)
+    return Markup("".join(f'<meta {attr}="{esc(name)}" content="{esc(value)}">\n'
+                          for name, value in tags))
+
+
+def jsonld_html(data: object) -> Markup:
+    """A JSON-LD ``<script>``; the JSON is what ``|tojson`` gives (sorted keys, HTML-safe)."""
+    return Markup(f'<script type="application/ld+json">{htmlsafe_json_dumps(data, sort_keys=True)}'
+                  "</script>")
+
+
+def social_html(kind: str, title: str, description: str, url: str, site: Config) -> Markup:
+    """Open Graph then Twitter tags, a blank line between them."""
+    return Markup(f"{meta_tags_html(open_graph_tags(kind, title, description, url, site), 'property')}"
+                  f"\n{meta_tags_html(twitter_tags(title, description))}")
+
+
+def paper_meta_html(paper: Paper, catalog: Catalog, site: Config) -> Markup:
+    """A paper page's head metadata: Highwire, Open Graph and Twitter tags, then JSON-LD."""
+    url = absolute_url(paper_url(paper.id), site.site_url)
+    social = social_html("article", plain_text(paper.title), summary(paper.abstract), url, site)
+    return Markup(f"{meta_tags_html(highwire_tags(paper, catalog, site))}\n{social}\n"
+                  f"{jsonld_html(paper_jsonld(paper, catalog, site))}")
+
+
+def author_meta_html(author: Author, paper_count: int, site: Config) -> Markup:
+    """An author page's head metadata: Open Graph and Twitter tags, then JSON-LD."""
+    description = f"Publications of {author.name} ({paper_count} papers)"
+    url = absolute_url(author_url(author.id), site.site_url)
+    return Markup(f"{social_html('profile', author.name, description, url, site)}\n"
+                  f"{jsonld_html(author_jsonld(author, site))}")
+
+
+def site_meta_html(site: Config) -> Markup:
+    """The home page's head metadata."""
+    social = social_html("website", site.title, summary(site.description),
+                         absolute_url("", site.site_url), site)
+    return Markup(f"{social}\n{jsonld_html(site_jsonld(site))}")
+
+
+def collection_meta_html(name: str, url: str, paper_ids: tuple[str, ...], catalog: Catalog,
+                         subject: Subject | None, site: Config) -> Markup:
+    """A list page's head metadata (``url`` is its absolute URL)."""
+    social = social_html("website", name, summary(site.description), url, site)
+    return Markup(f"{social}\n"
+                  f"{jsonld_html(collection_jsonld(name, url, paper_ids, catalog, subject, site))}")
+
+
+FILTERS = {"meta_tags_html": meta_tags_html, "jsonld_html": jsonld_html, "social_html": social_html,
+           "paper_meta_html": paper_meta_html, "author_meta_html": author_meta_html,
+           "site_meta_html": site_meta_html, "collection_meta_html": collection_meta_html}
+"""The filters render.make_environment adds for these: ``paper|paper_meta_html(catalog, site)``,
+``tags|meta_tags_html('property')``, ``data|jsonld_html``, ... (the first argument is the value
+filtered)."""

@@ -67,6 +67,10 @@ def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
     env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
                        title=render_title,
                        absolute=_absolute)
+    # Markup the theme's busiest macros build in Python. Filters rather than globals: every
+    # template context copies every global, and a page makes several contexts.
+    from . import snippets
+    env.filters.update(metadata.FILTERS, **snippets.FILTERS)
     env.globals.update(_METADATA_GLOBALS)
     return env
 

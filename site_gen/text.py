@@ -52,6 +52,18 @@ def derive_title(abstract: str, max_words: int = 12) -> str:
     return " ".join(words[:max_words]) + ("…" if len(words) > max_words else "")
 
 
+def esc(value: object) -> str:
+    """``str(markupsafe.escape(value))``, without a ``Markup`` object per plain string.
+
+    The same five replacements markupsafe makes; ``Markup`` and other values go through
+    markupsafe itself (already safe markup stays as it is, as with autoescape).
+    """
+    if type(value) is not str:
+        return str(escape(value))
+    return (value.replace("&", "&amp;").replace(">", "&gt;").replace("<", "&lt;")
+            .replace("'", "&#39;").replace('"', "&#34;"))
+
+
 # ---- LaTeX in abstracts -----------------------------------------------------------------
 
 _MATH = re.compile(
@@ -114,17 +126,17 @@ def _render_text(text: str, links: bool = True) -> str:
     out: list[str] = []
     pos = 0
     while (match := _TEXT_TOKEN.search(text, pos)) is not None:
-        out.append(str(escape(text[pos : match.start()])))
+        out.append(esc(text[pos : match.start()]))
         pos = match.end()
         kind = match.lastgroup
         if kind == "url":
             url, trailing = _trim_url(match.group("url"))
-            out.append((_link(url, url) if links else str(escape(url))) + str(escape(trailing)))
+            out.append((_link(url, url) if links else esc(url)) + esc(trailing))
         elif kind == "cmd":
             inner, pos = _braced(text, pos)
             out.append(_command(match.group("cmd"), inner, links))
         elif kind == "escaped":
-            out.append(str(escape(match.group("escaped"))))
+            out.append(esc(match.group("escaped")))
         elif kind == "space":
             out.append("\u202f" if match.group("space") in ",:;" else " ")
         elif kind in ("newline", "para"):
@@ -133,7 +145,7 @@ def _render_text(text: str, links: bool = True) -> str:
             out.append("\u00a0")
         else:
             out.append("—" if len(match.group("dash")) == 3 else "–")
-    out.append(str(escape(text[pos:])))
+    out.append(esc(text[pos:]))
     return "".join(out)
 
 
@@ -156,7 +168,7 @@ def _command(name: str, inner: str, links: bool) -> str:
     if name == "url":
         url, _ = _trim_url(inner.strip())
         linkable = links and url.startswith(("http://", "https://"))
-        return _link(url, url) if linkable else str(escape(inner))
+        return _link(url, url) if linkable else esc(inner)
     opening, closing = _WRAPPERS[name]
     return opening + _render_text(inner, links) + closing
 
@@ -212,8 +224,8 @@ def _serialise(element: ET.Element) -> str:
     """Rebuild MathML from an allow-list of elements and attributes, escaping all text."""
     tag = element.tag.removeprefix(_MATHML_NS)
     children = "".join(_serialise(child) for child in element)
-    content = str(escape(element.text or "")) + children
-    tail = str(escape(element.tail or ""))
+    content = esc(element.text or "") + children
+    tail = esc(element.tail or "")
     if tag not in _MATHML_ELEMENTS or tag == "math":
         return content + tail
     attributes = "".join(
