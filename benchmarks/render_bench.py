@@ -27,12 +27,14 @@ from __future__ import annotations
 import argparse
 import cProfile
 import hashlib
+import inspect
 import json
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -95,18 +97,32 @@ def measure(src: Path, project: Path, templates: str, profile: Path | None,
         if profiler:
             profiler.enable()
         start = clock()
-        rendered = render_pages(env, tuple(routes), plan.config, plan.catalog,  # type: ignore[arg-type]
-                                globals_, workers=1, fragments=memo)
+        pages = render_into_memory(render_pages, env, tuple(routes), plan, globals_, memo)
         timings[template] = (len(routes), clock() - start)
         if profiler:
             profiler.disable()
         digest = hashlib.sha256()
-        for name in sorted(rendered):
-            digest.update(name.encode() + b"\0" + rendered[name].data + b"\0")
+        for name in sorted(pages):
+            digest.update(name.encode() + b"\0" + pages[name] + b"\0")
         digests[template] = digest.hexdigest()
     if profiler and profile:
         profiler.dump_stats(str(profile))
     return timings, digests
+
+
+def render_into_memory(render_pages: Callable[..., Any], env: Any, routes: tuple[Any, ...],
+                       plan: Any, globals_: dict[str, Any], memo: Any) -> dict[str, bytes]:
+    """Pages' bytes by name, from a render_pages that writes into a writer (now) or returns
+    them (source trees older than the streaming output)."""
+    if "writer" in inspect.signature(render_pages).parameters:
+        from site_gen.render import MemoryWriter
+        writer = MemoryWriter()
+        render_pages(env, routes, plan.config, plan.catalog, globals_, writer, workers=1,
+                     fragments=memo)
+        return writer.files
+    rendered = render_pages(env, routes, plan.config, plan.catalog, globals_, workers=1,
+                            fragments=memo)
+    return {name: page.data for name, page in rendered.items()}
 
 
 def compare(args: argparse.Namespace) -> int:

@@ -96,6 +96,11 @@ class Paper:
         """Every known author, listed ones first."""
         return self.author_ids + self.extra_author_ids
 
+    def __hash__(self) -> int:
+        """By id: equal papers have equal ids, and hashing every field (abstract, sources)
+        each time a paper keys a memo costs more than rendering its list item."""
+        return hash(self.id)
+
 
 @dataclass(frozen=True, slots=True)
 class Profile:
@@ -123,6 +128,10 @@ class Author:
         """True when some dump is this person's own profile."""
         return bool(self.profiles)
 
+    def __hash__(self) -> int:
+        """By id (see Paper.__hash__)."""
+        return hash(self.id)
+
 
 @dataclass(frozen=True, slots=True)
 class Subject:
@@ -133,6 +142,10 @@ class Subject:
     group: str
     known: bool
     paper_ids: tuple[str, ...]
+
+    def __hash__(self) -> int:
+        """By code (see Paper.__hash__)."""
+        return hash(self.code)
 
 
 @dataclass(frozen=True, slots=True)
