@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from site_gen.text import derive_title, fold, plain_text, render_abstract, render_math, slugify
 
@@ -107,3 +109,45 @@ def test_derived_title_uses_the_first_words_and_marks_the_cut() -> None:
     long = "Recent advances in Vision-Language-Action models (VLAs) have expanded the capabilities of embodied AI."
     assert derive_title(long) == "Recent advances in Vision-Language-Action models (VLAs) have expanded the capabilities of embodied…"
     assert derive_title("") == "Untitled paper"
+
+
+def _fold_reference(text: str) -> str:
+    """text.fold as first written: one regex over the NFKD form, marks deleted one by one."""
+    import re
+    import unicodedata
+    non_word = re.compile(r"[\W_]+")
+    if text.isascii():
+        return non_word.sub(" ", text.lower()).strip()
+    lookalikes = str.maketrans({"×": "x", "ß": "ss", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L"})
+    decomposed = unicodedata.normalize("NFKD", text.translate(lookalikes))
+    kept = "".join(c for c in decomposed if not unicodedata.combining(c))
+    return non_word.sub(" ", kept.casefold()).strip()
+
+
+def _plain_reference(text: str) -> str:
+    import re
+    from site_gen.text import _PLAIN_COMMAND, _PLAIN_SYMBOLS
+    text = re.sub(r"(?<!\\)\$+", "", text)
+    text = _PLAIN_COMMAND.sub(lambda m: _PLAIN_SYMBOLS.get(m.group(1), ""), text)
+    text = re.sub(r"(?<!\\)[{}]", "", text).replace("~", " ")
+    return " ".join(text.split())
+
+
+_TEXTISH = st.lists(st.sampled_from(
+    list("aAzZ09 _-.,;:!?'\"$\\{}~\t\n") + list("éÉñØøßł×İıǅﬁ²①Å\u0301\u0327\u20d7αΩЖ中")
+    + ["\\alpha", "\\&", "$x$", "{\\em a}", "\u00a0"]), max_size=40).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(_TEXTISH)
+def test_fold_and_plain_text_equal_their_plain_definitions(text: str) -> None:
+    from site_gen.text import fold, plain_text
+    assert fold(text) == _fold_reference(text)
+    assert plain_text(text) == _plain_reference(text)
+
+
+def test_fold_treats_every_ascii_character_as_the_regex_did() -> None:
+    from site_gen.text import fold
+    for code in range(128):
+        text = f"Ab{chr(code)}9z {chr(code)}"
+        assert fold(text) == _fold_reference(text), repr(chr(code))
