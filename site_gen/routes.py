@@ -7,12 +7,11 @@ sorted, so templates only lay them out. Two routes on one output path is an erro
 from __future__ import annotations
 
 import bisect
-import heapq
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain, groupby
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from pathlib import PurePosixPath
 
 from .diagnostics import Diagnostic, error
@@ -44,7 +43,7 @@ def plan_routes(
     routes = [
         _route("", "index.html", profiled=catalog.profiled_authors,
                recent=tuple(by_rank[:recent]), subjects=catalog.subjects),
-        _route("papers/", "papers.html", years=by_year(catalog.papers)),
+        _route("papers/", "papers.html", years=_grouped_by_year(by_rank)),
         _route("authors/", "authors.html", profiled=catalog.profiled_authors,
                others=tuple(a for a in catalog.authors if not a.profiled)),
         _route("subjects/", "subjects.html", groups=_subject_groups(catalog.subjects)),
@@ -60,9 +59,10 @@ def plan_routes(
     routes += [_paper_route(catalog, p, rank, ranked_subjects, ranked_authors, author_sets,
                             by_rank) for p in catalog.papers]
     profiled = catalog.profiled_authors
-    routes += [_author_route(catalog, profiled, a) for a in catalog.authors]
+    routes += [_author_route(catalog, profiled, a, [by_rank[r] for r in ranked_authors[a.id]])
+               for a in catalog.authors]
     routes += [_route(subject_url(s.code), "subject.html", subject=s,
-                      years=by_year(catalog.paper(i) for i in s.paper_ids),
+                      years=_grouped_by_year(by_rank[r] for r in ranked_subjects[s.code]),
                       feeds=((f"{s.name}: new papers", subject_feed_url(s.code)),))
                for s in catalog.subjects]
     routes += [_route(f"{p.slug}/", "page.html", page=p, source=p.source) for p in pages]
@@ -87,8 +87,15 @@ def _collisions(routes: Iterable[Route]) -> list[Diagnostic]:
 
 def by_year(papers: Iterable[Paper]) -> tuple[tuple[int | None, tuple[Paper, ...]], ...]:
     """Papers grouped by year, newest first, papers with no year last."""
-    ordered = sorted(papers, key=_newest_first)
-    return tuple((year, tuple(group)) for year, group in groupby(ordered, key=lambda p: p.year))
+    return _grouped_by_year(sorted(papers, key=_newest_first))
+
+
+def _grouped_by_year(newest_first: Iterable[Paper]) -> tuple[tuple[int | None, tuple[Paper, ...]], ...]:
+    """Papers already in site order (``plan_routes``' ranks), grouped by year."""
+    return tuple((year, tuple(group)) for year, group in groupby(newest_first, key=_YEAR))
+
+
+_YEAR = attrgetter("year")
 
 
 def _newest_first(paper: Paper) -> tuple[bool, int, str]:
@@ -128,8 +135,8 @@ def _nearby_in_subjects(paper: Paper, rank: Mapping[str, int],
         at = bisect.bisect_left(ranks, own)
         candidates.update(ranks[max(0, at - RELATED_LIMIT):at + RELATED_LIMIT + 1])
     candidates.pop(own, None)
-    best = heapq.nsmallest(RELATED_LIMIT, candidates.items(),
-                           key=lambda kv: (-kv[1], abs(kv[0] - own), kv[0]))
+    best = sorted(candidates.items(),  # a few dozen: cheaper than heapq.nsmallest
+                  key=lambda kv: (-kv[1], abs(kv[0] - own), kv[0]))[:RELATED_LIMIT]
     return tuple(by_rank[r] for r, _ in best)
 
 
@@ -174,13 +181,15 @@ def _first_not_in(ranks: tuple[int, ...], counted: Mapping[int, int], own: int,
             if len(found) == limit:
                 break
     return found
-def _author_route(catalog: Catalog, profiled: tuple[Author, ...], author: Author) -> Route:
+def _author_route(catalog: Catalog, profiled: tuple[Author, ...], author: Author,
+                  newest_first: list[Paper]) -> Route:
     papers = [catalog.paper(pid) for pid in author.paper_ids]
     coauthors = Counter(a for p in papers for a in p.all_author_ids if a != author.id)
     subjects = Counter(code for p in papers for code in p.subjects)
     profiled_with = tuple(a for a in profiled if a.id != author.id and a.id in coauthors)
     return _route(
-        author_url(author.id), "author.html", author=author, years=by_year(papers),
+        author_url(author.id), "author.html", author=author,
+        years=_grouped_by_year(newest_first),
         paper_count=len(papers),
         coauthors=tuple((catalog.author(a), n) for a, n in
                         sorted(coauthors.items(), key=lambda kv: (-kv[1], catalog.author(kv[0]).name))),
