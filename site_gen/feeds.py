@@ -55,7 +55,7 @@ def feed_specs(catalog: Catalog, config: Config) -> tuple[FeedSpec, ...]:
 
 
 def feed_outputs(catalog: Catalog, config: Config,
-                 build_time: datetime | None = None) -> dict[str, bytes]:
+                 build_time: datetime | None = None, memo: object = None) -> dict[str, bytes]:
     """Every Atom feed of the site, by output path."""
     return {spec.url: render_feed(spec, catalog, config, build_time)
             for spec in feed_specs(catalog, config)}
@@ -132,3 +132,7 @@ def _year_date(year: int) -> str:
 
 def _timestamp(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class FeedMemo:
+    """Placeholder."""

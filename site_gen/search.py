@@ -94,7 +94,7 @@ def search_index(catalog: Catalog) -> dict[str, object]:
             "authors": authors, "subjects": subjects}
 
 
-def search_outputs(catalog: Catalog) -> dict[str, bytes]:
+def search_outputs(catalog: Catalog, memo: object = None) -> dict[str, bytes]:
     """Every search file by output path: ``search.json`` and the sharded index."""
     docs = search_docs(catalog)
     files = dict(_index_files(catalog, docs))
@@ -271,6 +271,30 @@ def _manifest(catalog: Catalog, docs: list[SearchDoc], files: dict[str, bytes],
 
 def encode_json(document: object) -> bytes:
     """Compact, key-sorted UTF-8 JSON with HTML-significant characters escaped."""
-    text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return (json_text(document) + "\n").encode("utf-8")
+
+
+def json_text(value: object) -> str:
+    """``value`` as ``encode_json`` writes it, without the final newline.
+
+    The text of a value inside a document is the same wherever the value sits, so a
+    document can be joined from the texts of its parts (``json_object``, ``json_array``),
+    which lets a rebuild reuse the parts that did not change.
+    """
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return (text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n").encode("utf-8")
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def json_object(members: dict[str, str]) -> str:
+    """A JSON object from its members' encoded texts, keys sorted as ``json.dumps`` sorts them."""
+    return "{" + ",".join(json_text(k) + ":" + v for k, v in sorted(members.items())) + "}"
+
+
+def json_array(texts: Iterable[str]) -> str:
+    """A JSON array from its items' encoded texts."""
+    return "[" + ",".join(texts) + "]"
+
+
+class SearchMemo:
+    """Placeholder."""
