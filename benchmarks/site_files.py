@@ -46,6 +46,8 @@ def main() -> int:
     parser.add_argument("project", type=Path)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--digests", type=Path)
+    parser.add_argument("--verify", action="store_true",
+                        help="check each rebuild's files against a fresh Builder's (untimed)")
     args = parser.parse_args()
     if EDIT_MARK in first_dump(args.project).read_text(encoding="utf-8"):
         edit_one_dump(args.project, undo=True)
@@ -62,6 +64,10 @@ def main() -> int:
             plan = builder.plan([str(first_dump(args.project).resolve())])[0]
             edited, seconds = files_of(builder, plan)
             incremental.append(seconds)
+            if args.verify:
+                fresh = Builder(args.project, args.project / "_unused")
+                assert files_of(fresh, plan)[0] == edited, "a rebuild's files differ from fresh ones"
+                print("  verified: the rebuild's files are a fresh build's", flush=True)
             remember(builder, plan, edited)
         gc.collect()
     if args.digests:
