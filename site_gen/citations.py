@@ -190,12 +190,16 @@ _BIBTEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\
                    "%": r"\%", "&": r"\&",
                    "$": r"\$", "#": r"\#", "_": r"\_", "^": r"\textasciicircum{}",
                    "~": r"\textasciitilde{}"}
-_BIBTEX_TABLE = str.maketrans(_BIBTEX_SPECIAL)
+_BIBTEX_RE = re.compile("|".join(re.escape(c) for c in _BIBTEX_SPECIAL))
 
 
 def bibtex_escape(text: str) -> str:
     """Plain text -> a BibTeX value body: specials as commands, so braces always balance."""
-    return clean_text(text).translate(_BIBTEX_TABLE)
+    return _BIBTEX_RE.sub(_bibtex_special, clean_text(text))
+
+
+def _bibtex_special(match: re.Match[str]) -> str:
+    return _BIBTEX_SPECIAL[match.group(0)]
 
 
 def bibtex_url(url: str) -> str:

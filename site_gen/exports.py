@@ -11,7 +11,7 @@ from .citations import Names, author_names, author_roster, paper_links
 from .config import Config
 from .memo import Pieces
 from .model import Author, Catalog, Paper
-from .search import encode_json, json_array, json_object, json_text
+from .search import json_array, json_bytes, json_object
 from .text import plain_text
 from .urls import (
     AUTHORS_EXPORT,
@@ -33,8 +33,8 @@ class ExportMemo:
     """The JSON text of each paper's and author's export entry, kept between builds (memo.py)."""
 
     def __init__(self) -> None:
-        self.papers: Pieces[str] = Pieces()
-        self.authors: Pieces[str] = Pieces()
+        self.papers: Pieces[bytes] = Pieces()
+        self.authors: Pieces[bytes] = Pieces()
 
 
 def export_outputs(catalog: Catalog, config: Config,
@@ -46,18 +46,17 @@ def export_outputs(catalog: Catalog, config: Config,
     memo = memo or ExportMemo()
     site_url = config.site_url
     papers = [memo.papers.get(p.id, (p, names, site_url),
-                              lambda: json_text(_paper(p, catalog, site_url, names)))  # noqa: B023
+                              lambda: json_bytes(_paper(p, catalog, site_url, names)))  # noqa: B023
               for p in catalog.papers for names in (author_names(p, catalog),)]
-    authors = [memo.authors.get(a.id, (a, site_url), lambda: json_text(_author(a, site_url)))  # noqa: B023
+    authors = [memo.authors.get(a.id, (a, site_url), lambda: json_bytes(_author(a, site_url)))  # noqa: B023
                for a in catalog.authors]
     memo.papers.done()
     memo.authors.done()
-    site, version = json_text(_site(config)), json_text(EXPORT_VERSION)
+    site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
     papers_text = json_object({"version": version, "site": site, "papers": json_array(papers),
-                               "subjects": json_text(_subjects(catalog, config))})
+                               "subjects": json_bytes(_subjects(catalog, config))})
     authors_text = json_object({"version": version, "site": site, "authors": json_array(authors)})
-    return {PAPERS_EXPORT: (papers_text + "\n").encode("utf-8"),
-            AUTHORS_EXPORT: (authors_text + "\n").encode("utf-8")}
+    return {PAPERS_EXPORT: papers_text + b"\n", AUTHORS_EXPORT: authors_text + b"\n"}
 
 
 def _site(config: Config) -> dict[str, object]:

@@ -58,6 +58,8 @@ class SearchDoc:
 
 def fold(text: str) -> str:
     """Lower case without accents, exactly as search.js folds queries."""
+    if text.isascii():  # nothing to decompose, no combining marks: most abstracts
+        return text.lower()
     return _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower()
 
 
@@ -124,11 +126,10 @@ def _search_json(catalog: Catalog, docs: dict[tuple[str, str], DocPiece]) -> byt
     """``search.json``: the bytes of ``encode_json(search_index(catalog))``, from kept texts."""
     papers = json_array(docs["p", p.id].entry for p in catalog.papers)
     authors = json_array(docs["a", a.id].entry for a in catalog.authors)
-    subjects = json_text({s.code: s.name for s in catalog.subjects})
-    text = json_object({"version": json_text(SEARCH_VERSION),
-                        "index": json_text(INDEX_DIR + "meta.json"),
-                        "papers": papers, "authors": authors, "subjects": subjects})
-    return (text + "\n").encode("utf-8")
+    subjects = json_bytes({s.code: s.name for s in catalog.subjects})
+    return json_object({"version": json_bytes(SEARCH_VERSION),
+                        "index": json_bytes(INDEX_DIR + "meta.json"),
+                        "papers": papers, "authors": authors, "subjects": subjects}) + b"\n"
 
 
 # ---- documents ----------------------------------------------------------------------------
@@ -187,8 +188,8 @@ class DocPiece:
     terms: Terms
     fragment: bytes
     """The document's result fragment, ``d/<number>.json``."""
-    entry: str
-    """Its entry in ``search.json`` (JSON text)."""
+    entry: bytes
+    """Its entry in ``search.json`` (JSON text, UTF-8)."""
     year: int | None
     subjects: tuple[str, ...]
     is_paper: bool
@@ -223,7 +224,7 @@ def _author_piece(author: Author, memo: Pieces[DocPiece]) -> DocPiece:
 
 def _make_piece(doc: SearchDoc, entry: dict[str, object]) -> DocPiece:
     terms = tuple(field_terms(text, field) for field, text in enumerate(doc.fields))
-    return DocPiece(terms, encode_json(doc.fragment), json_text(entry),  # type: ignore[arg-type]
+    return DocPiece(terms, encode_json(doc.fragment), json_bytes(entry),  # type: ignore[arg-type]
                     doc.year, doc.subjects, doc.is_paper)
 
 
@@ -462,12 +463,20 @@ def json_text(value: object) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def json_object(members: dict[str, str]) -> str:
-    """A JSON object from its members' encoded texts, keys sorted as ``json.dumps`` sorts them."""
-    return "{" + ",".join(json_text(k) + ":" + v for k, v in sorted(members.items())) + "}"
+def json_object(members: dict[str, bytes]) -> bytes:
+    """A JSON object from its members' UTF-8 texts, keys sorted as ``json.dumps`` sorts them.
+
+    Bytes, not str: a document of many megabytes is then one join, never re-encoded whole.
+    """
+    return b"{" + b",".join(json_bytes(k) + b":" + v for k, v in sorted(members.items())) + b"}"
 
 
-def json_array(texts: Iterable[str]) -> str:
-    """A JSON array from its items' encoded texts."""
-    return "[" + ",".join(texts) + "]"
+def json_array(texts: Iterable[bytes]) -> bytes:
+    """A JSON array from its items' UTF-8 texts."""
+    return b"[" + b",".join(texts) + b"]"
+
+
+def json_bytes(value: object) -> bytes:
+    """``json_text`` in UTF-8."""
+    return json_text(value).encode("utf-8")
 
