@@ -25,7 +25,7 @@ from pathlib import Path
 from site_gen.build import Builder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from rebuild import EDIT_MARK, edit_one_dump, first_dump  # noqa: E402
+from rebuild import EDIT_MARK, edit_one_dump, first_dump
 
 
 def files_of(builder: Builder, plan: object) -> tuple[dict[str, bytes], float]:
@@ -66,7 +66,7 @@ def main() -> int:
             incremental.append(seconds)
             if args.verify:
                 fresh = Builder(args.project, args.project / "_unused")
-                assert files_of(fresh, plan)[0] == edited, "a rebuild's files differ from fresh ones"
+                assert files_of(fresh, plan)[0] == edited, "a rebuild's files differ from fresh"
                 print("  verified: the rebuild's files are a fresh build's", flush=True)
             remember(builder, plan, edited)
         gc.collect()

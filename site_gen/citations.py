@@ -153,7 +153,7 @@ def citation_keys(catalog: Catalog, memo: Pieces[str] | None = None) -> dict[str
     for paper in catalog.papers:
         ids = paper.all_author_ids
         first = author(ids[0]).name if ids else ""
-        base = memo.get(paper.id, (paper, first), lambda: _base_key(paper, catalog))
+        base = memo.get(paper.id, (paper, first), lambda: _base_key(paper, catalog))  # noqa: B023
         key, n = base, 0
         while key in taken:
             n += 1

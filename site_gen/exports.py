@@ -48,7 +48,8 @@ def export_outputs(catalog: Catalog, config: Config,
     papers = [memo.papers.get(p.id, (p, names, site_url),
                               lambda: json_bytes(_paper(p, catalog, site_url, names)))  # noqa: B023
               for p in catalog.papers for names in (author_names(p, catalog),)]
-    authors = [memo.authors.get(a.id, (a, site_url), lambda: json_bytes(_author(a, site_url)))  # noqa: B023
+    authors = [memo.authors.get(a.id, (a, site_url),
+                                lambda: json_bytes(_author(a, site_url)))  # noqa: B023
                for a in catalog.authors]
     memo.papers.done()
     memo.authors.done()

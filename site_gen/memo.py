@@ -43,7 +43,7 @@ class Pieces(Generic[V]):
 
 
 class SiteFilesMemo:
-    """Every generator's pieces, kept by the Builder between builds (``Builder.forget`` drops it)."""
+    """Every generator's pieces, kept by a Builder between builds (``forget`` drops them)."""
 
     def __init__(self) -> None:
         from .citations import CitationMemo

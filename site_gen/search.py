@@ -370,9 +370,9 @@ def _index_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: 
     shards = _shards(terms, encoded)
     memo.shard_starts = [shard[0] for shard in shards if shard]
     for number, shard in enumerate(shards):
-        codes = tuple([encoded[t] for t in shard])
-        yield f"t/{number}.json", memo.shards.get(number, (tuple(shard), codes),
-                                                  lambda: _shard_json(shard, encoded, memo))  # noqa: B023
+        inputs = (tuple(shard), tuple([encoded[t] for t in shard]))
+        make = lambda: _shard_json(shard, encoded, memo)  # noqa: B023 (called at once)
+        yield f"t/{number}.json", memo.shards.get(number, inputs, make)
     memo.shards.done()
     for key, group in _by_first_letter(terms):
         yield f"v/{key}.json", encode_json(" ".join(group))

@@ -21,8 +21,16 @@ from site_gen.build import Builder, site_files
 from site_gen.citations import bibtex_entries, clean_text
 from site_gen.config import Config
 from site_gen.exports import authors_document, export_outputs, papers_document
-from site_gen.feeds import ATOM, FEED_LIMIT, FeedSpec, _newest_date, _newest_first, _timestamp, \
-    _year_date, render_feed
+from site_gen.feeds import (
+    ATOM,
+    FEED_LIMIT,
+    FeedSpec,
+    _newest_date,
+    _newest_first,
+    _timestamp,
+    _year_date,
+    render_feed,
+)
 from site_gen.memo import SiteFilesMemo
 from site_gen.model import Author, Catalog, Link, Paper, Subject
 from site_gen.search import SEARCH_FILE, encode_json, search_index, search_outputs
