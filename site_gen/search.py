@@ -374,6 +374,8 @@ def _index_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: 
         make = lambda: _shard_json(shard, encoded, memo)  # noqa: B023 (called at once)
         yield f"t/{number}.json", memo.shards.get(number, inputs, make)
     memo.shards.done()
+    if len(memo.term_json) > 2 * len(encoded) + 1000:  # words edited away: forget them
+        memo.term_json = {t: j for t, j in memo.term_json.items() if t in encoded}
     for key, group in _by_first_letter(terms):
         yield f"v/{key}.json", encode_json(" ".join(group))
     for code, ids in sorted(_subject_ids(docs).items()):
