@@ -28,6 +28,7 @@ from .curation import CURATION_FILE, load_curation
 from .diagnostics import Diagnostic, Severity, error, has_errors, warning
 from .exports import export_outputs
 from .feeds import feed_outputs
+from .memo import SiteFilesMemo
 from .model import Catalog, Dump
 from .output import OutputError, OutputTree, StaleOutput, WriteResult
 from .pages import Page, read_pages
@@ -181,6 +182,8 @@ class Builder:
         self.static: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
         self.fragments = FragmentMemo()
+        self.site_memo = SiteFilesMemo()
+        """Per-paper pieces of the files beside the pages, reused by the next build (memo.py)."""
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
 
     def build(self, strict: bool = False, changed: Collection[str] = ()) -> BuildResult:
@@ -343,7 +346,7 @@ class Builder:
         if same_catalog and before is not None and self.memory.site is not None \
                 and self.memory.site[0].site_url == plan.config.site_url:  # type: ignore[index]
             return before  # type: ignore[return-value]
-        return bibtex_entries(plan.catalog, plan.config.site_url)
+        return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations)
 
     def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool
                     ) -> tuple[dict[str, bytes], set[str]]:
@@ -354,7 +357,7 @@ class Builder:
         if same_catalog and key == _site_files_key(plan) and all(live.get(n) for n in names):
             return {}, set(names)
         return site_files(plan.catalog, plan.config, plan.routes, dict(entries),
-                          plan.build_time), set()
+                          plan.build_time, self.site_memo), set()
 
     def _stale_routes(self, routes: tuple[Route, ...], changes: frozenset[Lookup] | None,
                       fresh: bool) -> tuple[Route, ...]:
@@ -401,13 +404,20 @@ def _site_files_key(plan: Plan) -> object:
 
 
 def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],
-               entries: dict[str, str], build_time: datetime | None) -> dict[str, bytes]:
-    """Everything beside the HTML pages: search, feeds, sitemap, citations, exports, Pages files."""
-    files = {**search_outputs(catalog), NOJEKYLL: b""}
+               entries: dict[str, str], build_time: datetime | None,
+               memo: SiteFilesMemo | None = None) -> dict[str, bytes]:
+    """Everything beside the HTML pages: search, feeds, sitemap, citations, exports, Pages files.
+
+    ``memo`` (kept by a Builder) lets each generator reuse the pieces of unchanged papers.
+    """
+    memo = memo or SiteFilesMemo()
+    files = {**search_outputs(catalog, memo.search), NOJEKYLL: b""}
     if config.cname:
         files[CNAME] = config.cname.encode("utf-8") + b"\n"
-    for more in (feed_outputs(catalog, config, build_time), sitemap_outputs(routes, config.site_url),
-                 citation_outputs(catalog, config.site_url, entries), export_outputs(catalog, config)):
+    for more in (feed_outputs(catalog, config, build_time, memo.feeds),
+                 sitemap_outputs(routes, config.site_url),
+                 citation_outputs(catalog, config.site_url, entries, memo.citations),
+                 export_outputs(catalog, config, memo.exports)):
         collisions = files.keys() & more.keys()
         assert not collisions, f"two generators write {sorted(collisions)}"  # fixed names in urls.py
         files.update(more)

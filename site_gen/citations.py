@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import unquote, urlsplit
 
+from .memo import Pieces
 from .model import Catalog, Paper
 from .search import encode_json
 from .subjects import subject_name
@@ -51,15 +53,35 @@ class PaperLinks:
     arxiv_url: str | None
 
 
-def author_roster(paper: Paper, catalog: Catalog) -> Roster:
+Names = tuple[tuple[str, ...], tuple[str, ...]]
+"""A paper's listed and extra authors' names: with the paper, all its exports are made from."""
+
+
+class CitationMemo:
+    """Citation pieces kept between builds (memo.py): keys, BibTeX entries, files per paper."""
+
+    def __init__(self) -> None:
+        self.keys: Pieces[str] = Pieces()
+        self.bibtex: Pieces[str] = Pieces()
+        self.files: Pieces[tuple[bytes, bytes, bytes]] = Pieces()
+        self.authors: Pieces[bytes] = Pieces()
+
+
+def author_names(paper: Paper, catalog: Catalog) -> Names:
+    """The names of a paper's listed and extra authors (what its exports say of people)."""
+    author = catalog.author  # the public lookup: templates pass a catalog that records lookups
+    return (tuple([author(a).name for a in paper.author_ids]),
+            tuple([author(a).name for a in paper.extra_author_ids]))
+
+
+def author_roster(paper: Paper, catalog: Catalog, names: Names | None = None) -> Roster:
     """Authors whose position is known, whether more exist, and a note naming the others.
 
     A profiled author at an unknown position is never placed in the ordered list (that would
     state a position): the note names them instead. With no list at all, they are all we know.
     """
-    listed = tuple(catalog.author(a).name for a in paper.author_ids)
-    extra = tuple(catalog.author(a).name for a in paper.extra_author_ids)
-    names = listed or extra
+    listed, extra = names or author_names(paper, catalog)
+    names_ = listed or extra
     truncated = paper.et_al or not paper.authors_listed or (bool(extra) and bool(listed))
     joined = " and ".join(extra)
     if not paper.authors_listed:
@@ -71,7 +93,7 @@ def author_roster(paper: Paper, catalog: Catalog) -> Roster:
         note = "The author list is truncated in the sources."
     else:
         note = ""
-    return Roster(names, truncated, note)
+    return Roster(names_, truncated, note)
 
 
 def paper_links(paper: Paper) -> PaperLinks:
@@ -94,7 +116,18 @@ def paper_links(paper: Paper) -> PaperLinks:
 
 
 def clean_text(text: str) -> str:
-    """Plain text on one line without characters that formats or parsers refuse."""
+    """Plain text on one line without characters that formats or parsers refuse.
+
+    Most text is already clean: printable (so no control or separator but the space) and
+    without leading, trailing or double spaces. That is checked in C, and returned as is.
+    """
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return _clean_text(text)
+
+
+@lru_cache(maxsize=1 << 14)
+def _clean_text(text: str) -> str:
     return " ".join(_UNPRINTABLE.sub("", text).split())
 
 
@@ -111,18 +144,23 @@ def split_name(name: str) -> tuple[str, str] | None:
 
 # ---- keys -------------------------------------------------------------------------------
 
-def citation_keys(catalog: Catalog) -> dict[str, str]:
+def citation_keys(catalog: Catalog, memo: Pieces[str] | None = None) -> dict[str, str]:
     """A unique, stable BibTeX key per paper: family name, year, first title word."""
+    memo = memo if memo is not None else Pieces()
     keys: dict[str, str] = {}
     taken: set[str] = set()
+    author = catalog.author
     for paper in catalog.papers:
-        base = _base_key(paper, catalog)
+        ids = paper.all_author_ids
+        first = author(ids[0]).name if ids else ""
+        base = memo.get(paper.id, (paper, first), lambda: _base_key(paper, catalog))  # noqa: B023
         key, n = base, 0
         while key in taken:
             n += 1
             key = base + _suffix(n)
         taken.add(key)
         keys[paper.id] = key
+    memo.done()
     return keys
 
 
@@ -157,7 +195,11 @@ _BIBTEX_RE = re.compile("|".join(re.escape(c) for c in _BIBTEX_SPECIAL))
 
 def bibtex_escape(text: str) -> str:
     """Plain text -> a BibTeX value body: specials as commands, so braces always balance."""
-    return _BIBTEX_RE.sub(lambda m: _BIBTEX_SPECIAL[m.group(0)], clean_text(text))
+    return _BIBTEX_RE.sub(_bibtex_special, clean_text(text))
+
+
+def _bibtex_special(match: re.Match[str]) -> str:
+    return _BIBTEX_SPECIAL[match.group(0)]
 
 
 def bibtex_url(url: str) -> str:
@@ -181,9 +223,10 @@ def _bibtex_name(name: str) -> str:
     return "{" + escaped + "}" if re.search(r"\band\b", escaped, re.IGNORECASE) else escaped
 
 
-def bibtex_entry(paper: Paper, catalog: Catalog, key: str, site_url: str) -> str:
+def bibtex_entry(paper: Paper, catalog: Catalog, key: str, site_url: str,
+                 names: Names | None = None) -> str:
     """One ``@misc`` entry; arXiv fields where curation gave an arXiv link."""
-    roster = author_roster(paper, catalog)
+    roster = author_roster(paper, catalog, names)
     links = paper_links(paper)
     authors = [_bibtex_name(n) for n in roster.names] + (["others"] if roster.truncated else [])
     fields = [
@@ -212,9 +255,9 @@ def _best_url(paper: Paper, links: PaperLinks, site_url: str) -> str:
 
 # ---- RIS --------------------------------------------------------------------------------
 
-def ris_record(paper: Paper, catalog: Catalog, site_url: str) -> str:
+def ris_record(paper: Paper, catalog: Catalog, site_url: str, names: Names | None = None) -> str:
     """One RIS record (``TY`` .. ``ER``), CRLF line ends as the format specifies."""
-    roster = author_roster(paper, catalog)
+    roster = author_roster(paper, catalog, names)
     links = paper_links(paper)
     lines = [("TY", "GEN"), ("TI", plain_text(paper.title))]
     lines += [("AU", _ris_name(n)) for n in roster.names]
@@ -236,9 +279,10 @@ def _ris_name(name: str) -> str:
 
 # ---- CSL-JSON ---------------------------------------------------------------------------
 
-def csl_item(paper: Paper, catalog: Catalog, key: str, site_url: str) -> dict[str, object]:
+def csl_item(paper: Paper, catalog: Catalog, key: str, site_url: str,
+             names: Names | None = None) -> dict[str, object]:
     """One CSL-JSON item (type "article": a preprint or working paper)."""
-    roster = author_roster(paper, catalog)
+    roster = author_roster(paper, catalog, names)
     links = paper_links(paper)
     item: dict[str, object] = {
         "id": key, "type": "article", "title": clean_text(plain_text(paper.title)),
@@ -265,27 +309,62 @@ def _csl_name(name: str) -> dict[str, str]:
 
 # ---- files ------------------------------------------------------------------------------
 
-def bibtex_entries(catalog: Catalog, site_url: str) -> dict[str, str]:
-    """Paper id -> its BibTeX entry; the paper page shows the same text it links to."""
-    keys = citation_keys(catalog)
-    return {p.id: bibtex_entry(p, catalog, keys[p.id], site_url) for p in catalog.papers}
+def bibtex_entries(catalog: Catalog, site_url: str,
+                   memo: CitationMemo | None = None) -> dict[str, str]:
+    """Paper id -> its BibTeX entry; the paper page shows the same text it links to.
+
+    With a memo, an entry made last build from the same paper, names and key is reused.
+    """
+    memo = memo or CitationMemo()
+    keys = citation_keys(catalog, memo.keys)
+    entries = {}
+    for p in catalog.papers:
+        names, key = author_names(p, catalog), keys[p.id]
+        entries[p.id] = memo.bibtex.get(
+            p.id, (p, names, key, site_url),
+            lambda: bibtex_entry(p, catalog, key, site_url, names))  # noqa: B023 (called at once)
+    memo.bibtex.done()
+    return entries
 
 
-def citation_outputs(catalog: Catalog, site_url: str,
-                     entries: dict[str, str] | None = None) -> dict[str, bytes]:
+def citation_outputs(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
+                     memo: CitationMemo | None = None) -> dict[str, bytes]:
     """Every citation file of the site, by output path."""
-    keys = citation_keys(catalog)
-    entries = entries if entries is not None else bibtex_entries(catalog, site_url)
+    memo = memo or CitationMemo()
+    keys = citation_keys(catalog, memo.keys)
+    entries = entries if entries is not None else bibtex_entries(catalog, site_url, memo)
     outputs: dict[str, bytes] = {}
     for paper in catalog.papers:
-        outputs[citation_url(paper.id, "bib")] = entries[paper.id].encode("utf-8")
-        outputs[citation_url(paper.id, "ris")] = ris_record(paper, catalog, site_url).encode("utf-8")
-        item = csl_item(paper, catalog, keys[paper.id], site_url)
-        outputs[citation_url(paper.id, "csl")] = encode_json([item])
+        entry, key = entries[paper.id], keys[paper.id]
+        names = author_names(paper, catalog)
+        bib, ris, csl = memo.files.get(
+            paper.id, (paper, names, key, entry, site_url),
+            lambda: _paper_files(paper, catalog, key, entry, site_url, names))  # noqa: B023
+        outputs[citation_url(paper.id, "bib")] = bib
+        outputs[citation_url(paper.id, "ris")] = ris
+        outputs[citation_url(paper.id, "csl")] = csl
+    paper_of = catalog.paper
     for author in catalog.authors:
-        papers = sorted((catalog.paper(pid) for pid in author.paper_ids), key=_newest_first)
-        outputs[author_bibtex_url(author.id)] = _join(entries[p.id] for p in papers)
+        mine = tuple([paper_of(pid) for pid in author.paper_ids])
+        texts = tuple([entries[pid] for pid in author.paper_ids])
+        outputs[author_bibtex_url(author.id)] = memo.authors.get(
+            author.id, (mine, texts), lambda: _author_bibtex(mine, entries))  # noqa: B023
+    memo.files.done()
+    memo.authors.done()
     return outputs
+
+
+def _paper_files(paper: Paper, catalog: Catalog, key: str, entry: str, site_url: str,
+                 names: Names) -> tuple[bytes, bytes, bytes]:
+    """A paper's cite.bib, cite.ris and cite.csl.json."""
+    return (entry.encode("utf-8"),
+            ris_record(paper, catalog, site_url, names).encode("utf-8"),
+            encode_json([csl_item(paper, catalog, key, site_url, names)]))
+
+
+def _author_bibtex(papers: tuple[Paper, ...], entries: dict[str, str]) -> bytes:
+    """An author's papers.bib: their papers' entries, newest first."""
+    return _join(entries[p.id] for p in sorted(papers, key=_newest_first))
 
 
 def _newest_first(paper: Paper) -> tuple[bool, int, str]:

@@ -7,10 +7,11 @@ a new version. URLs are absolute (under ``site_url``) so the files are useful an
 
 from __future__ import annotations
 
-from .citations import author_roster, paper_links
+from .citations import Names, author_names, author_roster, paper_links
 from .config import Config
+from .memo import Pieces
 from .model import Author, Catalog, Paper
-from .search import encode_json
+from .search import json_array, json_bytes, json_object
 from .text import plain_text
 from .urls import (
     AUTHORS_EXPORT,
@@ -28,10 +29,35 @@ from .urls import (
 EXPORT_VERSION = 1
 
 
-def export_outputs(catalog: Catalog, config: Config) -> dict[str, bytes]:
-    """Both export files."""
-    return {PAPERS_EXPORT: encode_json(papers_document(catalog, config)),
-            AUTHORS_EXPORT: encode_json(authors_document(catalog, config))}
+class ExportMemo:
+    """The JSON text of each paper's and author's export entry, kept between builds (memo.py)."""
+
+    def __init__(self) -> None:
+        self.papers: Pieces[bytes] = Pieces()
+        self.authors: Pieces[bytes] = Pieces()
+
+
+def export_outputs(catalog: Catalog, config: Config,
+                   memo: ExportMemo | None = None) -> dict[str, bytes]:
+    """Both export files, the bytes ``encode_json`` gives the documents below.
+
+    They are joined from each entry's JSON text; with a memo, unchanged entries are reused.
+    """
+    memo = memo or ExportMemo()
+    site_url = config.site_url
+    papers = [memo.papers.get(p.id, (p, names, site_url),
+                              lambda: json_bytes(_paper(p, catalog, site_url, names)))  # noqa: B023
+              for p in catalog.papers for names in (author_names(p, catalog),)]
+    authors = [memo.authors.get(a.id, (a, site_url),
+                                lambda: json_bytes(_author(a, site_url)))  # noqa: B023
+               for a in catalog.authors]
+    memo.papers.done()
+    memo.authors.done()
+    site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
+    papers_text = json_object({"version": version, "site": site, "papers": json_array(papers),
+                               "subjects": json_bytes(_subjects(catalog, config))})
+    authors_text = json_object({"version": version, "site": site, "authors": json_array(authors)})
+    return {PAPERS_EXPORT: papers_text + b"\n", AUTHORS_EXPORT: authors_text + b"\n"}
 
 
 def _site(config: Config) -> dict[str, object]:
@@ -40,17 +66,21 @@ def _site(config: Config) -> dict[str, object]:
 
 def papers_document(catalog: Catalog, config: Config) -> dict[str, object]:
     """Every paper, plus the subjects they use."""
-    subjects = {s.code: {"name": s.name, "group": s.group, "known": s.known,
-                         "url": absolute_url(subject_url(s.code), config.site_url),
-                         "feed": absolute_url(subject_feed_url(s.code), config.site_url)}
-                for s in catalog.subjects}
     return {"version": EXPORT_VERSION, "site": _site(config),
             "papers": [_paper(p, catalog, config.site_url) for p in catalog.papers],
-            "subjects": subjects}
+            "subjects": _subjects(catalog, config)}
 
 
-def _paper(paper: Paper, catalog: Catalog, site_url: str) -> dict[str, object]:
-    roster = author_roster(paper, catalog)
+def _subjects(catalog: Catalog, config: Config) -> dict[str, object]:
+    return {s.code: {"name": s.name, "group": s.group, "known": s.known,
+                     "url": absolute_url(subject_url(s.code), config.site_url),
+                     "feed": absolute_url(subject_feed_url(s.code), config.site_url)}
+            for s in catalog.subjects}
+
+
+def _paper(paper: Paper, catalog: Catalog, site_url: str,
+           names: Names | None = None) -> dict[str, object]:
+    roster = author_roster(paper, catalog, names)
     links = paper_links(paper)
     return {
         "id": paper.id,

@@ -3,19 +3,22 @@
 Output stage, {output path: bytes}. Feeds hold the newest ``FEED_LIMIT`` papers. Timestamps
 never come from the wall clock: an entry is dated January 1st of its paper's year, and a feed's
 ``updated`` is ``SOURCE_DATE_EPOCH`` when the build sets it, else its newest entry's date.
-Text goes through ElementTree, which escapes it, after characters XML forbids are dropped.
+Text is escaped as ElementTree escapes it (the bytes are those of ``ET.tostring`` after
+``ET.indent(space=" ")``), after characters XML forbids are dropped. Documents are joined from
+strings rather than built as trees: an entry's text is the same in every feed that holds it,
+so it is made once per paper and, with a ``FeedMemo``, kept between builds.
 """
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from . import __version__
-from .citations import clean_text
+from .citations import author_names, clean_text
 from .config import Config
+from .memo import Pieces
 from .model import Catalog, Paper
 from .text import plain_text
 from .urls import (
@@ -54,67 +57,145 @@ def feed_specs(catalog: Catalog, config: Config) -> tuple[FeedSpec, ...]:
     return tuple(specs)
 
 
-def feed_outputs(catalog: Catalog, config: Config,
-                 build_time: datetime | None = None) -> dict[str, bytes]:
+class FeedMemo:
+    """Entry texts by paper and whole feeds by URL, kept between builds (memo.py)."""
+
+    def __init__(self) -> None:
+        self.entries: Pieces[str] = Pieces()
+        self.feeds: Pieces[bytes] = Pieces()
+
+
+def feed_outputs(catalog: Catalog, config: Config, build_time: datetime | None = None,
+                 memo: FeedMemo | None = None) -> dict[str, bytes]:
     """Every Atom feed of the site, by output path."""
-    return {spec.url: render_feed(spec, catalog, config, build_time)
-            for spec in feed_specs(catalog, config)}
+    memo = memo or FeedMemo()
+    outputs = {spec.url: render_feed(spec, catalog, config, build_time, memo)
+               for spec in feed_specs(catalog, config)}
+    memo.entries.done()
+    memo.feeds.done()
+    return outputs
 
 
 def render_feed(spec: FeedSpec, catalog: Catalog, config: Config,
-                build_time: datetime | None) -> bytes:
+                build_time: datetime | None, memo: FeedMemo | None = None) -> bytes:
     """One Atom 1.0 document."""
+    memo = memo or FeedMemo()
     papers = sorted(spec.papers, key=_newest_first)[:FEED_LIMIT]
     updated = _timestamp(build_time) if build_time else _newest_date(papers)
-    feed = ET.Element("feed", {"xmlns": ATOM, "xml:lang": config.language})
-    _text(feed, "title", spec.title)
+    head = _feed_head(spec, config, updated)
+    entries = tuple([_entry_text(paper, catalog, config, updated, memo.entries)
+                     for paper in papers])
+    return memo.feeds.get(spec.url, (head, entries), lambda: _feed_bytes(head, entries))
+
+
+def _feed_head(spec: FeedSpec, config: Config, updated: str) -> str:
+    """The feed's own elements, before its entries."""
+    url = absolute_url(spec.url, config.site_url)
+    children = [_element("title", spec.title)]
     if config.description:
-        _text(feed, "subtitle", config.description)
-    _text(feed, "id", absolute_url(spec.url, config.site_url))
-    _link(feed, absolute_url(spec.url, config.site_url), "self", "application/atom+xml")
-    _link(feed, absolute_url(spec.page_url, config.site_url), "alternate", "text/html")
-    _text(feed, "updated", updated)
-    author = ET.SubElement(feed, "author")
-    _text(author, "name", config.title)
-    _text(feed, "generator", "site-gen", version=__version__)
-    for paper in papers:
-        feed.append(_entry(paper, catalog, config, fallback=updated))
-    ET.indent(feed, space=" ")
-    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, "utf-8") + b"\n"
+        children.append(_element("subtitle", config.description))
+    children += [_element("id", url),
+                 _link(url, "self", "application/atom+xml"),
+                 _link(absolute_url(spec.page_url, config.site_url), "alternate", "text/html"),
+                 _element("updated", updated),
+                 _parent("author", [_element("name", config.title)], 1),
+                 _element("generator", "site-gen", version=__version__)]
+    return _start("feed", {"xmlns": ATOM, "xml:lang": config.language}) + _indented(children, 1)
 
 
-def _entry(paper: Paper, catalog: Catalog, config: Config, fallback: str) -> ET.Element:
-    entry = ET.Element("entry")
+def _feed_bytes(head: str, entries: Sequence[str]) -> bytes:
+    """The whole document: declaration, feed head, entries (ElementTree's indentation)."""
+    body = head + "".join(entries)
+    return (f'<?xml version="1.0" encoding="utf-8"?>\n{body}\n</feed>\n'
+            .encode("utf-8", "xmlcharrefreplace"))
+
+
+def _entry_text(paper: Paper, catalog: Catalog, config: Config, fallback: str,
+                memo: Pieces[str]) -> str:
+    """An entry with its leading indentation, as every feed holding the paper has it."""
+    listed, extra = author_names(paper, catalog)
+    subjects = tuple([catalog.subject(code).name for code in paper.subjects])
+    fallback = "" if paper.year else fallback  # only undated entries show the feed's date
+    inputs = (paper, listed + extra, subjects, config.site_url, fallback)
+    return memo.get((paper.id, fallback), inputs,
+                    lambda: "\n " + _entry(paper, listed + extra, subjects, config, fallback))
+
+
+def _entry(paper: Paper, names: tuple[str, ...], subject_names: tuple[str, ...],
+           config: Config, fallback: str) -> str:
     url = absolute_url(paper_url(paper.id), config.site_url)
-    _text(entry, "title", plain_text(paper.title))
-    _text(entry, "id", url)
-    _link(entry, url, "alternate", "text/html")
-    for link in paper.links:
-        _link(entry, link.url, "related", title=link.label)
-    _text(entry, "updated", _year_date(paper.year) if paper.year else fallback)
-    for author_id in paper.all_author_ids:  # Atom authors carry no order: list everyone known
-        _text(ET.SubElement(entry, "author"), "name", catalog.author(author_id).name)
-    for code in paper.subjects:
-        ET.SubElement(entry, "category", {"term": code, "label": catalog.subject(code).name})
+    children = [_element("title", plain_text(paper.title)), _element("id", url),
+                _link(url, "alternate", "text/html")]
+    children += [_link(link.url, "related", title=link.label) for link in paper.links]
+    children.append(_element("updated", _year_date(paper.year) if paper.year else fallback))
+    # Atom authors carry no order: list everyone known
+    children += [_parent("author", [_element("name", name)], 2) for name in names]
+    children += [_empty("category", {"term": code, "label": name})
+                 for code, name in zip(paper.subjects, subject_names, strict=True)]
     if paper.abstract:
-        _text(entry, "summary", plain_text(paper.abstract), type="text")
-    return entry
+        children.append(_element("summary", plain_text(paper.abstract), type="text"))
+    return _start("entry", {}) + _indented(children, 2) + "\n </entry>"
 
 
-def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> ET.Element:
-    element = ET.SubElement(parent, tag, attributes)
-    element.text = clean_text(text)
-    return element
+# ---- XML text, as ElementTree writes it --------------------------------------------------
+
+def _element(tag: str, text: str, **attributes: str) -> str:
+    """A text element; its text cleaned (see ``clean_text``) and escaped."""
+    text = clean_text(text)
+    if not text:
+        return _empty(tag, attributes)
+    return f"{_start(tag, attributes)}{_escape_text(text)}</{tag}>"
 
 
-def _link(parent: ET.Element, href: str, rel: str, type_: str | None = None,
-          title: str | None = None) -> None:
+def _link(href: str, rel: str, type_: str | None = None, title: str | None = None) -> str:
     attributes = {"href": clean_text(href), "rel": rel}
     if type_:
         attributes["type"] = type_
     if title:
         attributes["title"] = clean_text(title)
-    ET.SubElement(parent, "link", attributes)
+    return _empty("link", attributes)
+
+
+def _parent(tag: str, children: list[str], level: int) -> str:
+    """An element holding others, indented at ``level`` (one space a level)."""
+    return _start(tag, {}) + _indented(children, level + 1) + "\n" + " " * level + f"</{tag}>"
+
+
+def _indented(children: list[str], level: int) -> str:
+    indent = "\n" + " " * level
+    return "".join(indent + child for child in children)
+
+
+def _start(tag: str, attributes: dict[str, str]) -> str:
+    return f"<{tag}{_attributes(attributes)}>"
+
+
+def _empty(tag: str, attributes: dict[str, str]) -> str:
+    return f"<{tag}{_attributes(attributes)} />"
+
+
+def _attributes(attributes: dict[str, str]) -> str:
+    return "".join(f' {name}="{_escape_attribute(value)}"' for name, value in attributes.items())
+
+
+def _escape_text(text: str) -> str:
+    """Character data as ElementTree escapes it."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "<" in text:
+        text = text.replace("<", "&lt;")
+    if ">" in text:
+        text = text.replace(">", "&gt;")
+    return text
+
+
+def _escape_attribute(text: str) -> str:
+    """An attribute value as ElementTree escapes it (line breaks and tabs as references)."""
+    text = _escape_text(text)
+    for char, reference in (('"', "&quot;"), ("\r", "&#13;"), ("\n", "&#10;"), ("\t", "&#09;")):
+        if char in text:
+            text = text.replace(char, reference)
+    return text
 
 
 def _newest_first(paper: Paper) -> tuple[bool, int, str]:

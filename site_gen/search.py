@@ -9,6 +9,7 @@ is safe even if someone inlines it into a ``<script>``. Formats: docs/search.md.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import re
@@ -17,6 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from .memo import Pieces
 from .model import Author, Catalog, Paper
 from .text import plain_text
 from .urls import author_url, paper_url
@@ -56,6 +58,8 @@ class SearchDoc:
 
 def fold(text: str) -> str:
     """Lower case without accents, exactly as search.js folds queries."""
+    if text.isascii():  # nothing to decompose, no combining marks: most abstracts
+        return text.lower()
     return _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower()
 
 
@@ -94,16 +98,38 @@ def search_index(catalog: Catalog) -> dict[str, object]:
             "authors": authors, "subjects": subjects}
 
 
-def search_outputs(catalog: Catalog) -> dict[str, bytes]:
-    """Every search file by output path: ``search.json`` and the sharded index."""
-    docs = search_docs(catalog)
-    files = dict(_index_files(catalog, docs))
-    version = hashlib.sha256(b"".join(files[k] for k in sorted(files))).hexdigest()[:10]
-    manifest = _manifest(catalog, docs, files, version)
+def search_outputs(catalog: Catalog, memo: SearchMemo | None = None) -> dict[str, bytes]:
+    """Every search file by output path: ``search.json`` and the sharded index.
+
+    With a memo, each document's words and texts are reused while its paper or author is
+    the same, and the postings are updated in place when only some documents changed.
+    """
+    memo = memo or SearchMemo()
+    papers = ordered_papers(catalog)
+    authors = ordered_authors(catalog)
+    docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
+    docs += [_author_piece(a, memo.docs) for a in authors]
+    memo.docs.done()
+    keys = tuple([("p", p.id) for p in papers] + [("a", a.id) for a in authors])
+    files = dict(_index_files(docs, keys, memo))
+    version = hashlib.sha256()
+    for name in sorted(files):
+        version.update(files[name])
+    manifest = _manifest(catalog, docs, files, version.hexdigest()[:10], memo.shard_starts)
     out = {INDEX_DIR + name: data for name, data in files.items()}
     out[INDEX_DIR + "meta.json"] = encode_json(manifest)
-    out[SEARCH_FILE] = encode_json(search_index(catalog))
+    out[SEARCH_FILE] = _search_json(catalog, dict(zip(keys, docs, strict=True)))
     return out
+
+
+def _search_json(catalog: Catalog, docs: dict[tuple[str, str], DocPiece]) -> bytes:
+    """``search.json``: the bytes of ``encode_json(search_index(catalog))``, from kept texts."""
+    papers = json_array(docs["p", p.id].entry for p in catalog.papers)
+    authors = json_array(docs["a", a.id].entry for a in catalog.authors)
+    subjects = json_bytes({s.code: s.name for s in catalog.subjects})
+    return json_object({"version": json_bytes(SEARCH_VERSION),
+                        "index": json_bytes(INDEX_DIR + "meta.json"),
+                        "papers": papers, "authors": authors, "subjects": subjects}) + b"\n"
 
 
 # ---- documents ----------------------------------------------------------------------------
@@ -149,6 +175,80 @@ def _author_doc(author: Author) -> SearchDoc:
     return SearchDoc(fragment, (author.name, "", "", ""), is_paper=False)
 
 
+# ---- kept pieces -------------------------------------------------------------------------
+
+Terms = tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
+"""A document's indexable words, by field."""
+
+
+@dataclass(frozen=True, slots=True)
+class DocPiece:
+    """What one document contributes to the search files, kept while its inputs are equal."""
+
+    terms: Terms
+    fragment: bytes
+    """The document's result fragment, ``d/<number>.json``."""
+    entry: bytes
+    """Its entry in ``search.json`` (JSON text, UTF-8)."""
+    year: int | None
+    subjects: tuple[str, ...]
+    is_paper: bool
+
+
+class SearchMemo:
+    """Documents' pieces and the postings of the last index, kept between builds (memo.py)."""
+
+    def __init__(self) -> None:
+        self.docs: Pieces[DocPiece] = Pieces()
+        self.keys: tuple[tuple[str, str], ...] | None = None
+        """The documents the postings below number, in order; None when there are none."""
+        self.terms: list[Terms] = []
+        self.index: dict[str, list[list[int]]] = {}
+        self.encoded: dict[str, str] = {}
+        self.term_json: dict[str, str] = {}
+        self.shards: Pieces[bytes] = Pieces()
+        self.shard_starts: list[str] = []
+
+
+def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocPiece:
+    names = tuple([catalog.author(a).name for a in paper.all_author_ids])
+    subjects = tuple([catalog.subject(code).name for code in paper.subjects])
+    return memo.get(("p", paper.id), (paper, names, subjects),
+                    lambda: _make_piece(_paper_doc(catalog, paper), _paper_entry(paper, names)))
+
+
+def _author_piece(author: Author, memo: Pieces[DocPiece]) -> DocPiece:
+    return memo.get(("a", author.id), author,
+                    lambda: _make_piece(_author_doc(author), _author_entry(author)))
+
+
+def _make_piece(doc: SearchDoc, entry: dict[str, object]) -> DocPiece:
+    terms = tuple(field_terms(text, field) for field, text in enumerate(doc.fields))
+    return DocPiece(terms, encode_json(doc.fragment), json_bytes(entry),  # type: ignore[arg-type]
+                    doc.year, doc.subjects, doc.is_paper)
+
+
+def field_terms(text: str, field: int) -> frozenset[str]:
+    """The distinct words of one field worth a posting (``words`` then ``indexable``)."""
+    found = set(_SEPARATORS.split(fold(text)))
+    found.discard("")
+    if field != AUTHORS:
+        found -= STOPWORDS
+    return frozenset([w for w in found if len(w) > 1 or not w.isascii()])
+
+
+def _paper_entry(paper: Paper, names: tuple[str, ...]) -> dict[str, object]:
+    """A paper's entry in ``search.json`` (see ``search_index``)."""
+    return {"url": paper_url(paper.id), "title": plain_text(paper.title), "authors": list(names),
+            "year": paper.year, "subjects": list(paper.subjects),
+            "abstract": plain_text(paper.abstract)}
+
+
+def _author_entry(author: Author) -> dict[str, object]:
+    return {"url": author_url(author.id), "name": author.name, "papers": len(author.paper_ids),
+            "profiled": author.profiled}
+
+
 # ---- postings -----------------------------------------------------------------------------
 
 def postings(docs: list[SearchDoc]) -> dict[str, list[list[int]]]:
@@ -162,6 +262,62 @@ def postings(docs: list[SearchDoc]) -> dict[str, list[list[int]]]:
     return index
 
 
+def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
+    """``postings`` from the documents' kept terms."""
+    index: dict[str, list[list[int]]] = {}
+    for number, fields in enumerate(terms):
+        for field, found in enumerate(fields):
+            for term in found:
+                lists = index.get(term)
+                if lists is None:
+                    lists = index[term] = [[], [], [], []]
+                lists[field].append(number)
+    return index
+
+
+def _update_postings(memo: SearchMemo, terms: list[Terms]) -> set[str]:
+    """Change ``memo.index`` from the old documents' terms to ``terms`` (same documents, same
+    numbers); the terms whose lists changed."""
+    touched: set[str] = set()
+    index = memo.index
+    for number, (old, new) in enumerate(zip(memo.terms, terms, strict=True)):
+        if old is new:
+            continue
+        for field in range(4):
+            for term in old[field] - new[field]:
+                ids = index[term][field]
+                del ids[bisect.bisect_left(ids, number)]
+                touched.add(term)
+            for term in new[field] - old[field]:
+                bisect.insort(index.setdefault(term, [[], [], [], []])[field], number)
+                touched.add(term)
+    for term in touched:
+        if not any(index[term]):
+            del index[term]
+    return touched
+
+
+def _encoded_terms(keys: tuple[tuple[str, str], ...], docs: list[DocPiece],
+                   memo: SearchMemo) -> dict[str, str]:
+    """Every term's encoded postings: updated in place when the documents are the same ones in
+    the same order (a paper's text changed), else made again from the kept terms."""
+    terms = [d.terms for d in docs]
+    total = len(docs)
+    if memo.keys == keys:
+        memo.keys = None  # until the update below is complete
+        for term in _update_postings(memo, terms):
+            if term in memo.index:
+                memo.encoded[term] = encode_term(memo.index[term], total)
+            else:
+                memo.encoded.pop(term, None)
+    else:
+        memo.keys = None
+        memo.index = _postings(terms)
+        memo.encoded = {t: encode_term(lists, total) for t, lists in memo.index.items()}
+    memo.terms, memo.keys = terms, keys
+    return memo.encoded
+
+
 def encode_number(n: int) -> str:
     """A non-negative integer in the posting alphabet, least significant 5 bits first."""
     out = []
@@ -172,11 +328,17 @@ def encode_number(n: int) -> str:
             return "".join(out)
 
 
+_SHORT = tuple(encode_number(n) for n in range(1 << 15))
+"""Numbers of up to three characters, encoded once."""
+
+
 def encode_ids(ids: list[int], total: int) -> str:
     """Ascending doc numbers: gaps as numbers, or ``~`` and a bitmap when that is shorter."""
     deltas, last = [], -1
+    short = _SHORT
     for i in ids:
-        deltas.append(encode_number(i - last - 1))
+        gap = i - last - 1
+        deltas.append(short[gap] if gap < 32768 else encode_number(gap))
         last = i
     gaps = "".join(deltas)
     if len(gaps) <= (total + 5) // 6 + 1:
@@ -199,20 +361,39 @@ def term_order(term: str) -> bytes:
 
 # ---- files --------------------------------------------------------------------------------
 
-def _index_files(catalog: Catalog, docs: list[SearchDoc]) -> Iterator[tuple[str, bytes]]:
+def _index_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: SearchMemo
+                 ) -> Iterator[tuple[str, bytes]]:
     """Term shards, vocabularies, subject lists and result fragments by relative name."""
     total = len(docs)
-    index = postings(docs)
-    terms = sorted(index, key=term_order)
-    encoded = {t: encode_term(index[t], total) for t in terms}
-    for number, shard in enumerate(_shards(terms, encoded)):
-        yield f"t/{number}.json", encode_json({t: encoded[t] for t in shard})
+    encoded = _encoded_terms(keys, docs, memo)
+    terms = sorted(encoded, key=term_order)
+    shards = _shards(terms, encoded)
+    memo.shard_starts = [shard[0] for shard in shards if shard]
+    for number, shard in enumerate(shards):
+        inputs = (tuple(shard), tuple([encoded[t] for t in shard]))
+        make = lambda: _shard_json(shard, encoded, memo)  # noqa: B023 (called at once)
+        yield f"t/{number}.json", memo.shards.get(number, inputs, make)
+    memo.shards.done()
+    if len(memo.term_json) > 2 * len(encoded) + 1000:  # words edited away: forget them
+        memo.term_json = {t: j for t, j in memo.term_json.items() if t in encoded}
     for key, group in _by_first_letter(terms):
         yield f"v/{key}.json", encode_json(" ".join(group))
     for code, ids in sorted(_subject_ids(docs).items()):
         yield f"s/{code}.json", encode_json(encode_ids(ids, total))
     for number, doc in enumerate(docs):
-        yield f"d/{number}.json", encode_json(doc.fragment)
+        yield f"d/{number}.json", doc.fragment
+
+
+def _shard_json(shard: list[str], encoded: dict[str, str], memo: SearchMemo) -> bytes:
+    """``encode_json({term: encoded})`` of one shard, from each term's kept JSON text."""
+    texts = memo.term_json
+    members = []
+    for term in sorted(shard):
+        text = texts.get(term)
+        if text is None:
+            text = texts[term] = json_text(term)
+        members.append(f'{text}:"{encoded[term]}"')  # the posting alphabet needs no escaping
+    return ("{" + ",".join(members) + "}\n").encode("utf-8")
 
 
 def _shards(terms: list[str], encoded: dict[str, str]) -> list[list[str]]:
@@ -241,7 +422,7 @@ def _by_first_letter(terms: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
     return iter(sorted(groups.items()))
 
 
-def _subject_ids(docs: list[SearchDoc]) -> dict[str, list[int]]:
+def _subject_ids(docs: list[DocPiece]) -> dict[str, list[int]]:
     found: dict[str, list[int]] = defaultdict(list)
     for number, doc in enumerate(docs):
         for code in doc.subjects:
@@ -249,18 +430,16 @@ def _subject_ids(docs: list[SearchDoc]) -> dict[str, list[int]]:
     return found
 
 
-def _manifest(catalog: Catalog, docs: list[SearchDoc], files: dict[str, bytes],
-              version: str) -> dict[str, object]:
+def _manifest(catalog: Catalog, docs: list[DocPiece], files: dict[str, bytes],
+              version: str, shard_starts: list[str]) -> dict[str, object]:
     """What the search page loads first: sizes, shard ranges, years and subjects."""
-    shards = sorted((int(name[2:-5]), json.loads(data)) for name, data in files.items()
-                    if name.startswith("t/"))
     papers = sum(d.is_paper for d in docs)
     years: dict[int | None, list[int]] = {}
     for number, doc in enumerate(docs[:papers]):
         years.setdefault(doc.year, [number, 0])[1] += 1
     return {
         "version": SEARCH_VERSION, "hash": version, "docs": len(docs), "papers": papers,
-        "shards": [min(terms, key=term_order) for _, terms in shards],
+        "shards": shard_starts,
         "letters": sorted(name[2:-5] for name in files if name.startswith("v/")),
         "stopwords": sorted(STOPWORDS),
         "years": [[y, start, n] for y, (start, n) in years.items()],
@@ -271,6 +450,35 @@ def _manifest(catalog: Catalog, docs: list[SearchDoc], files: dict[str, bytes],
 
 def encode_json(document: object) -> bytes:
     """Compact, key-sorted UTF-8 JSON with HTML-significant characters escaped."""
-    text = json.dumps(document, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return (json_text(document) + "\n").encode("utf-8")
+
+
+def json_text(value: object) -> str:
+    """``value`` as ``encode_json`` writes it, without the final newline.
+
+    The text of a value inside a document is the same wherever the value sits, so a
+    document can be joined from the texts of its parts (``json_object``, ``json_array``),
+    which lets a rebuild reuse the parts that did not change.
+    """
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return (text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n").encode("utf-8")
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def json_object(members: dict[str, bytes]) -> bytes:
+    """A JSON object from its members' UTF-8 texts, keys sorted as ``json.dumps`` sorts them.
+
+    Bytes, not str: a document of many megabytes is then one join, never re-encoded whole.
+    """
+    return b"{" + b",".join(json_bytes(k) + b":" + v for k, v in sorted(members.items())) + b"}"
+
+
+def json_array(texts: Iterable[bytes]) -> bytes:
+    """A JSON array from its items' UTF-8 texts."""
+    return b"[" + b",".join(texts) + b"]"
+
+
+def json_bytes(value: object) -> bytes:
+    """``json_text`` in UTF-8."""
+    return json_text(value).encode("utf-8")
+

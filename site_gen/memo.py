@@ -1,0 +1,57 @@
+"""Pieces of the files beside the pages, kept between builds of one Builder.
+
+Not a stage. The generators (search.py, feeds.py, citations.py, exports.py) are pure functions
+of the catalog; given a ``Pieces`` they also reuse, per paper or author, what they made from
+the same inputs last time. The catalog is interned (cache.py), so an unchanged paper is the
+very same object and comparing a piece's inputs costs a few pointer comparisons; a changed
+paper compares unequal and its piece is made again. Whole files are joined from pieces, which
+is cheap. A piece nobody asked for in a build is dropped after it, so a long watch session
+keeps only the pieces of the current catalog.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
+
+
+class Pieces(Generic[V]):
+    """Values by key, each with the inputs it was made from; reused while the inputs are equal."""
+
+    def __init__(self) -> None:
+        self._kept: dict[Hashable, tuple[object, V]] = {}
+        self._used: dict[Hashable, tuple[object, V]] = {}
+
+    def get(self, key: Hashable, inputs: object, make: Callable[[], V]) -> V:
+        """The value kept for ``key`` if it was made from equal ``inputs``, else ``make()``."""
+        kept = self._used.get(key) or self._kept.get(key)
+        if kept is not None and (kept[0] is inputs or kept[0] == inputs):
+            value = kept[1]
+        else:
+            value = make()
+        self._used[key] = (inputs, value)
+        return value
+
+    def done(self) -> None:
+        """End a build: keep only the pieces it used (the catalog's current papers)."""
+        self._kept, self._used = self._used, {}
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+class SiteFilesMemo:
+    """Every generator's pieces, kept by a Builder between builds (``forget`` drops them)."""
+
+    def __init__(self) -> None:
+        from .citations import CitationMemo
+        from .exports import ExportMemo
+        from .feeds import FeedMemo
+        from .search import SearchMemo
+
+        self.citations = CitationMemo()
+        self.exports = ExportMemo()
+        self.feeds = FeedMemo()
+        self.search = SearchMemo()

@@ -1,0 +1,161 @@
+"""Files beside the pages made from kept pieces: the same bytes as the straightforward way.
+
+Feeds are joined from strings; here an ElementTree version (the one they replaced) is the
+reference, over hostile text. Exports and search.json are joined from entries' JSON texts; the
+reference is ``encode_json`` of the whole document. And a Builder's memo gives, after edits,
+exactly what a fresh one gives, and forgets the papers that went.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from conftest import abstract, coauthor_dump, listing_dump
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from site_gen import __version__
+from site_gen.build import Builder, site_files
+from site_gen.citations import bibtex_entries, clean_text
+from site_gen.config import Config
+from site_gen.exports import authors_document, export_outputs, papers_document
+from site_gen.feeds import (
+    ATOM,
+    FEED_LIMIT,
+    FeedSpec,
+    _newest_date,
+    _newest_first,
+    _timestamp,
+    _year_date,
+    render_feed,
+)
+from site_gen.memo import SiteFilesMemo
+from site_gen.model import Author, Catalog, Link, Paper, Subject
+from site_gen.search import SEARCH_FILE, encode_json, search_index, search_outputs
+from site_gen.text import plain_text
+from site_gen.urls import AUTHORS_EXPORT, PAPERS_EXPORT, absolute_url, paper_url
+
+HOSTILE = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]) |
+                  st.sampled_from(list("<>&\"'\r\n\t \x00\x01\x85\u2028]]>")), max_size=30)
+
+
+# ---- the ElementTree reference -----------------------------------------------------------
+
+def reference_feed(spec: FeedSpec, catalog: Catalog, config: Config,
+                   build_time: datetime | None) -> bytes:
+    papers = sorted(spec.papers, key=_newest_first)[:FEED_LIMIT]
+    updated = _timestamp(build_time) if build_time else _newest_date(papers)
+    feed = ET.Element("feed", {"xmlns": ATOM, "xml:lang": config.language})
+    _text(feed, "title", spec.title)
+    if config.description:
+        _text(feed, "subtitle", config.description)
+    _text(feed, "id", absolute_url(spec.url, config.site_url))
+    _link(feed, absolute_url(spec.url, config.site_url), "self", "application/atom+xml")
+    _link(feed, absolute_url(spec.page_url, config.site_url), "alternate", "text/html")
+    _text(feed, "updated", updated)
+    _text(ET.SubElement(feed, "author"), "name", config.title)
+    _text(feed, "generator", "site-gen", version=__version__)
+    for paper in papers:
+        entry = ET.SubElement(feed, "entry")
+        url = absolute_url(paper_url(paper.id), config.site_url)
+        _text(entry, "title", plain_text(paper.title))
+        _text(entry, "id", url)
+        _link(entry, url, "alternate", "text/html")
+        for link in paper.links:
+            _link(entry, link.url, "related", title=link.label)
+        _text(entry, "updated", _year_date(paper.year) if paper.year else updated)
+        for author_id in paper.all_author_ids:
+            _text(ET.SubElement(entry, "author"), "name", catalog.author(author_id).name)
+        for code in paper.subjects:
+            ET.SubElement(entry, "category", {"term": code, "label": catalog.subject(code).name})
+        if paper.abstract:
+            _text(entry, "summary", plain_text(paper.abstract), type="text")
+    ET.indent(feed, space=" ")
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(feed, "utf-8") + b"\n"
+
+
+def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> None:
+    ET.SubElement(parent, tag, attributes).text = clean_text(text)
+
+
+def _link(parent: ET.Element, href: str, rel: str, type_: str | None = None,
+          title: str | None = None) -> None:
+    attributes = {"href": clean_text(href), "rel": rel}
+    if type_:
+        attributes["type"] = type_
+    if title:
+        attributes["title"] = clean_text(title)
+    ET.SubElement(parent, "link", attributes)
+
+
+def small_catalog(text: list[str], year: int | None) -> Catalog:
+    """Two papers and two authors carrying ``text`` everywhere a feed shows text."""
+    papers = (
+        Paper("p1", text[0], "dump", year, ("cs.LG", "x.Y"), text[1], ("a1", "a2"), (), False,
+              True, (), (Link("code", "https://e.org/" + text[2], text[3]),)),
+        Paper("p2", "Second", "dump", None, ("cs.LG",), "", ("a2",), ("a1",), True, True, ()),
+    )
+    authors = (Author("a1", text[4] or "A", ("p1", "p2")), Author("a2", "Bo Wu", ("p1", "p2")))
+    subjects = (Subject("cs.LG", "Machine Learning", "cs", True, ("p1", "p2")),
+                Subject("x.Y", text[5], "x", False, ("p1",)))
+    return Catalog(papers, authors, subjects)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(HOSTILE, min_size=7, max_size=7), st.sampled_from([None, 2024]),
+       st.sampled_from([None, datetime(2025, 3, 4, 5, 6, 7, tzinfo=UTC)]))
+def test_feeds_are_the_bytes_elementtree_writes(text: list[str], year: int | None,
+                                                build_time: datetime | None) -> None:
+    catalog = small_catalog(text, year)
+    config = Config(title=text[6], description=text[5], language="en")
+    for description in (text[5], ""):
+        config = replace(config, description=description)
+        spec = FeedSpec("feed.xml", "", config.title, catalog.papers)
+        assert render_feed(spec, catalog, config, build_time) == \
+            reference_feed(spec, catalog, config, build_time)
+
+
+# ---- JSON joined from pieces -------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(HOSTILE, min_size=7, max_size=7))
+def test_exports_and_search_json_are_the_whole_documents_encoded(text: list[str]) -> None:
+    catalog = small_catalog(text, 2024)
+    config = Config(title=text[6], site_url="https://e.org/x/")
+    exports = export_outputs(catalog, config)
+    assert exports[PAPERS_EXPORT] == encode_json(papers_document(catalog, config))
+    assert exports[AUTHORS_EXPORT] == encode_json(authors_document(catalog, config))
+    assert search_outputs(catalog)[SEARCH_FILE] == encode_json(search_index(catalog))
+
+
+# ---- a Builder's memo --------------------------------------------------------------------
+
+ANN = [(2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
+       (2023, "Phase Multiplexing for Rollouts", abstract("multiplexing"), ["cs.DC"]),
+       (2022, "Elastic Caches for Long Contexts", abstract("caches"), ["cs.LG", "cs.DC"])]
+
+
+def test_memo_gives_fresh_bytes_and_forgets_papers_that_went(make_project) -> None:
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN),
+                            "content/dumps/b.txt": coauthor_dump("Bo Wu", [
+                                ("Bo Wu, Ann Lee", abstract("multiplexing"))])})
+    builder = Builder(project, keep_spare=True)
+    memo = SiteFilesMemo()
+    edits = [ANN, ANN[:2] + [(2022, "Elastic Caches", abstract("caches") + " More.", ["cs.AI"])],
+             ANN[1:], [(None, "Undated Work", abstract("undated"), ["cs.LG"])] + ANN]
+    for records in edits:
+        (project / "content/dumps/a.txt").write_text(listing_dump("Ann Lee", records))
+        plan = builder.plan()[0]
+        assert plan is not None
+        catalog, config = plan.catalog, plan.config
+        entries = bibtex_entries(catalog, config.site_url, memo.citations)
+        assert entries == bibtex_entries(catalog, config.site_url)
+        kept = site_files(catalog, config, plan.routes, entries, None, memo)
+        assert kept == site_files(catalog, config, plan.routes, entries, None)
+        assert len(memo.citations.files) == len(catalog.papers)
+        assert len(memo.exports.papers) == len(catalog.papers)
+        assert len(memo.exports.authors) == len(catalog.authors)
+        assert len(memo.search.docs) == len(catalog.papers) + len(catalog.authors)
+        builder.memory = replace(builder.memory, catalog=catalog)  # intern the next catalog
