@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib.resources import files as package_files
@@ -22,12 +22,12 @@ import jinja2
 
 from .cache import FileCache, Lookup, RenderMemory, intern_catalog, is_stale
 from .catalog import build_catalog
-from .citations import bibtex_entries, citation_outputs
+from .citations import CitationMemo, bibtex_entries, citation_outputs
 from .config import CONFIG_FILE, Config, load_config, with_site_url
 from .curation import CURATION_FILE, load_curation
 from .diagnostics import Diagnostic, Severity, error, has_errors, warning
-from .exports import export_outputs
-from .feeds import feed_outputs
+from .exports import ExportMemo, export_outputs
+from .feeds import FeedMemo, feed_outputs
 from .memo import SiteFilesMemo
 from .model import Catalog, Dump
 from .output import OutputError, OutputTree, StaleOutput, WriteResult
@@ -45,7 +45,7 @@ from .render import (
 )
 from .routes import Route, plan_routes
 from .safety import check_output_folder, escaping_symlinks
-from .search import search_outputs
+from .search import SearchMemo, search_outputs
 from .sitemap import sitemap_outputs
 
 CONTENT_DIR = "content"
@@ -317,25 +317,29 @@ class Builder:
                         self.progress.start(len(stale), "rendering")
                     for name in sorted(assets):
                         staging.put(name, assets[name])
-                    files, kept_files = self._site_files(plan, entries, same_catalog)
-                    clashes = taken_names(names | assets.keys(), files)
-                    if clashes:
-                        raise _Clash(clashes)
-                    for name in sorted(files):
-                        staging.put(name, files[name])
+                    groups, kept_files = self._site_files(plan, entries, same_catalog)
+                    files: set[str] = set()
+                    for group in groups:  # each written and let go before the next is made
+                        clashes = taken_names(names | assets.keys(), group)
+                        if clashes:
+                            raise _Clash(clashes)
+                        for name in sorted(group):
+                            staging.put(name, group[name])
+                        files.update(group)
+                        del group
                     stopwatch.lap("site files")
                     if not pages.parallel:
                         self.progress.start(len(stale), "rendering")
                     rendered = pages.result()
                 self.progress.finish()
                 stopwatch.lap("render")
-                staging.keep((names - rendered.keys()) | (kept_files - files.keys()))
+                staging.keep((names - rendered.keys()) | (kept_files - files))
         except _Clash as clash:
             return BuildResult(tuple(_sorted(diagnostics + clash.diagnostics)),
                                catalog=plan.catalog, reread=reread)
         if self.keep_spare:
             self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
-                                            rendered, (_site_files_key(plan), set(files) or kept_files))
+                                            rendered, (_site_files_key(plan), files or kept_files))
         stopwatch.lap("write")
         return BuildResult(tuple(_sorted(diagnostics)), staging.result, len(plan.routes),
                            plan.catalog, len(rendered), reread, plan.config)
@@ -349,15 +353,16 @@ class Builder:
         return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations)
 
     def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool
-                    ) -> tuple[dict[str, bytes], set[str]]:
-        """The files beside the pages, or (when all they are made from is unchanged) the names
-        of last build's, which the output keeps."""
+                    ) -> tuple[Iterator[dict[str, bytes]], set[str]]:
+        """The files beside the pages, a generator's at a time, or (when all they are made
+        from is unchanged) the names of last build's, which the output keeps."""
         key, names = self.memory.site_files
         live = self.tree.digests()
         if same_catalog and key == _site_files_key(plan) and all(live.get(n) for n in names):
-            return {}, set(names)
-        return site_files(plan.catalog, plan.config, plan.routes, dict(entries),
-                          plan.build_time, self.site_memo), set()
+            return iter(()), set(names)
+        return site_file_groups(plan.catalog, plan.config, plan.routes, dict(entries),
+                                plan.build_time, self.site_memo,
+                                keep_pieces=self.keep_spare), set()
 
     def _stale_routes(self, routes: tuple[Route, ...], changes: frozenset[Lookup] | None,
                       fresh: bool) -> tuple[Route, ...]:
@@ -410,25 +415,39 @@ def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],
 
     ``memo`` (kept by a Builder) lets each generator reuse the pieces of unchanged papers.
     """
-    memo = memo or SiteFilesMemo()
-    files = {**search_outputs(catalog, memo.search), NOJEKYLL: b""}
-    if config.cname:
-        files[CNAME] = config.cname.encode("utf-8") + b"\n"
-    for more in (feed_outputs(catalog, config, build_time, memo.feeds),
-                 sitemap_outputs(routes, config.site_url),
-                 citation_outputs(catalog, config.site_url, entries, memo.citations),
-                 export_outputs(catalog, config, memo.exports)):
-        collisions = files.keys() & more.keys()
+    files: dict[str, bytes] = {}
+    for group in site_file_groups(catalog, config, routes, entries, build_time, memo):
+        collisions = files.keys() & group.keys()
         assert not collisions, f"two generators write {sorted(collisions)}"  # fixed names in urls.py
-        files.update(more)
+        files.update(group)
     return files
 
 
-def merge_outputs(outputs: dict[str, bytes], more: Mapping[str, bytes]) -> list[Diagnostic]:
-    """Add files to the site; a name already taken (say, a static file) is an error."""
-    problems = taken_names(outputs.keys(), more)
-    outputs.update(more)
-    return problems
+def site_file_groups(catalog: Catalog, config: Config, routes: tuple[Route, ...],
+                     entries: dict[str, str], build_time: datetime | None,
+                     memo: SiteFilesMemo | None = None, keep_pieces: bool = True
+                     ) -> Iterator[dict[str, bytes]]:
+    """``site_files``, one generator's files at a time, so they can be written and let go.
+
+    With ``keep_pieces=False`` (a one-shot build) each generator's pieces are dropped from
+    ``memo`` once its files are taken: nothing will rebuild from them.
+    """
+    memo = memo or SiteFilesMemo()
+    pages_files = {NOJEKYLL: b""}
+    if config.cname:
+        pages_files[CNAME] = config.cname.encode("utf-8") + b"\n"
+    yield pages_files
+    yield sitemap_outputs(routes, config.site_url)
+    yield search_outputs(catalog, memo.search)
+    yield feed_outputs(catalog, config, build_time, memo.feeds)
+    if not keep_pieces:
+        memo.search, memo.feeds = SearchMemo(), FeedMemo()
+    yield citation_outputs(catalog, config.site_url, entries, memo.citations)
+    if not keep_pieces:
+        memo.citations = CitationMemo()
+    yield export_outputs(catalog, config, memo.exports)
+    if not keep_pieces:
+        memo.exports = ExportMemo()
 
 
 def taken_names(names: Collection[str], more: Mapping[str, bytes]) -> list[Diagnostic]:
