@@ -101,7 +101,17 @@ def site_gen(root: Path, out: Path, fresh: bool, jobs: int | None) -> Run:
         shutil.rmtree(out)
     command = [sys.executable, "-m", "site_gen", "build", "--quiet", "--project", str(root),
                "--output", str(out)] + (["--jobs", str(jobs)] if jobs else [])
-    return timed(command)
+    run = timed(command)
+    wait_for_trash(out)
+    return run
+
+
+def wait_for_trash(out: Path, limit: float = 120.0) -> None:
+    """Let the background deletion of the previous site (output.py) finish before the next
+    measurement, so its disk work is not counted against whatever runs next."""
+    deadline = time.monotonic() + limit
+    while any(out.parent.glob(f".{out.name}.trash-*")) and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def hugo_build(hugo: str, root: Path, out: Path, fresh: bool) -> Run:
