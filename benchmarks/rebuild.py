@@ -33,6 +33,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
 from site_gen.build import Builder
+from site_gen.output import Staging
 from site_gen.session import WatchSession, rebuild_line
 
 EDIT_MARK = "-edited"
@@ -101,14 +102,13 @@ def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[flo
     discard(builder.output)
     swapped: dict[int, float] = {}  # build number -> when its site was on disk
     session = WatchSession(builder, say=lambda line: None, warn=print_problem)
-    write = builder.tree.write
+    finish = builder.tree._finish  # the swap that puts a staged site in place (output.py)
 
-    def timed_write(*args, **kwargs):
-        result = write(*args, **kwargs)
+    def timed_finish(staging: Staging) -> None:
+        finish(staging)
         swapped[len(session.history)] = time.perf_counter()
-        return result
 
-    builder.tree.write = timed_write  # type: ignore[method-assign]
+    builder.tree._finish = timed_finish  # type: ignore[method-assign]
     session.start()
     session.rebuild({})  # the first rebuild also fills the spare folder; not a one-dump edit
     thread = threading.Thread(target=session.run, daemon=True)
