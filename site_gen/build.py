@@ -439,9 +439,11 @@ def site_file_groups(catalog: Catalog, config: Config, routes: tuple[Route, ...]
     yield pages_files
     yield sitemap_outputs(routes, config.site_url)
     yield search_outputs(catalog, memo.search)
+    if not keep_pieces:
+        memo.search = SearchMemo()
     yield feed_outputs(catalog, config, build_time, memo.feeds)
     if not keep_pieces:
-        memo.search, memo.feeds = SearchMemo(), FeedMemo()
+        memo.feeds = FeedMemo()
     yield citation_outputs(catalog, config.site_url, entries, memo.citations)
     if not keep_pieces:
         memo.citations = CitationMemo()
