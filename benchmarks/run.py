@@ -20,6 +20,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,9 +40,10 @@ class Run:
 def timed(command: list[str], cwd: Path | None = None, timeout: float = 3600) -> Run:
     """Run a command to completion; wall time and the peak RSS of its largest process."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    errors = tempfile.TemporaryFile()  # not a pipe: nobody reads it until the command ends
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+                               stderr=errors)
     deadline = started + timeout
     while True:
         pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -53,8 +55,10 @@ def timed(command: list[str], cwd: Path | None = None, timeout: float = 3600) ->
         time.sleep(0.005)
     seconds = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
-        error = process.stderr.read().decode(errors="replace")[-2000:] if process.stderr else ""
+        errors.seek(0)
+        error = errors.read().decode(errors="replace")[-2000:]
         raise RuntimeError(f"{' '.join(command)} failed:\n{error}")
+    errors.close()
     return Run(seconds, usage.ru_maxrss / 1024)
 
 
