@@ -80,8 +80,7 @@ def recover(output: Path) -> None:
         shutil.rmtree(old)
     if staging.is_symlink() or (staging.exists() and not staging.is_dir()):
         staging.unlink()
-    prefix = _trash_prefix(staging)
-    for leftover in output.parent.glob(glob.escape(prefix) + "*"):
+    for leftover in output.parent.glob(glob.escape(_trash_prefix(output)) + "*"):
         if leftover.is_dir() and not leftover.is_symlink() and \
                 time.time() - leftover.lstat().st_ctime > TRASH_GRACE:
             _delete_in_background(leftover)
@@ -468,7 +467,7 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _swap(staging: Path, output: Path, keep_spare: bool, old_files: int = 0) -> None:
+def _swap(staging: Path, output: Path, keep_spare: bool, old_files: int) -> None:
     """Put the staged tree in place; the previous output becomes the spare (or is deleted)."""
     _, old = staging_paths(output)
     if not output.exists():
@@ -479,14 +478,14 @@ def _swap(staging: Path, output: Path, keep_spare: bool, old_files: int = 0) -> 
         os.rename(staging, output)
         os.rename(old, staging)
     if not keep_spare:
-        discard(staging, old_files)
+        _discard(staging, output, old_files)
 
 
 BACKGROUND_DELETE = 2000
-"""A previous site of more files than this is deleted in the background (``discard``)."""
+"""A previous site of more files than this is deleted in the background (``_discard``)."""
 
 
-def discard(tree: Path, files: int) -> None:
+def _discard(tree: Path, output: Path, files: int) -> None:
     """Delete a previous site. A large one is renamed aside and deleted by a detached process,
     so the build need not wait for the file system: on ext4 mounted with ``discard``, removing
     the 11,700 folders of a 10,000-paper site took 15 s. A tree left over by a deletion that
@@ -494,14 +493,14 @@ def discard(tree: Path, files: int) -> None:
     if files <= BACKGROUND_DELETE:
         shutil.rmtree(tree)
         return
-    trash = tree.with_name(f"{_trash_prefix(tree)}{os.getpid()}-{time.monotonic_ns()}")
+    trash = output.with_name(f"{_trash_prefix(output)}{os.getpid()}-{time.monotonic_ns()}")
     os.rename(tree, trash)
     _delete_in_background(trash)
 
 
-def _trash_prefix(staging: Path) -> str:
+def _trash_prefix(output: Path) -> str:
     """``.<output name>.trash-``: hidden, beside the output, and never the output's own name."""
-    return staging.name.removesuffix(".staging") + ".trash-"
+    return f".{output.name}.trash-"
 
 
 def _delete_in_background(tree: Path) -> None:
