@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib.resources import files as package_files
@@ -22,12 +22,12 @@ import jinja2
 
 from .cache import FileCache, Lookup, RenderMemory, intern_catalog, is_stale
 from .catalog import build_catalog
-from .citations import CitationMemo, bibtex_entries, citation_outputs
+from .citations import bibtex_entries, citation_outputs
 from .config import CONFIG_FILE, Config, load_config, with_site_url
 from .curation import CURATION_FILE, load_curation
 from .diagnostics import Diagnostic, Severity, error, has_errors, warning
-from .exports import ExportMemo, export_outputs
-from .feeds import FeedMemo, feed_outputs
+from .exports import export_outputs
+from .feeds import feed_outputs
 from .memo import SiteFilesMemo
 from .model import Catalog, Dump
 from .output import OutputError, OutputTree, StaleOutput, WriteResult
@@ -45,7 +45,7 @@ from .render import (
 )
 from .routes import Route, plan_routes
 from .safety import check_output_folder, escaping_symlinks
-from .search import SearchMemo, search_outputs
+from .search import search_outputs
 from .sitemap import sitemap_outputs
 
 CONTENT_DIR = "content"
@@ -438,18 +438,16 @@ def site_file_groups(catalog: Catalog, config: Config, routes: tuple[Route, ...]
         pages_files[CNAME] = config.cname.encode("utf-8") + b"\n"
     yield pages_files
     yield sitemap_outputs(routes, config.site_url)
-    yield search_outputs(catalog, memo.search)
-    if not keep_pieces:
-        memo.search = SearchMemo()
-    yield feed_outputs(catalog, config, build_time, memo.feeds)
-    if not keep_pieces:
-        memo.feeds = FeedMemo()
-    yield citation_outputs(catalog, config.site_url, entries, memo.citations)
-    if not keep_pieces:
-        memo.citations = CitationMemo()
-    yield export_outputs(catalog, config, memo.exports)
-    if not keep_pieces:
-        memo.exports = ExportMemo()
+    generators: tuple[tuple[str, Callable[[], dict[str, bytes]]], ...] = (
+        ("search", lambda: search_outputs(catalog, memo.search)),
+        ("feeds", lambda: feed_outputs(catalog, config, build_time, memo.feeds)),
+        ("citations", lambda: citation_outputs(catalog, config.site_url, entries, memo.citations)),
+        ("exports", lambda: export_outputs(catalog, config, memo.exports)),
+    )
+    for part, make in generators:
+        yield make()
+        if not keep_pieces:
+            memo.drop(part)
 
 
 def taken_names(names: Collection[str], more: Mapping[str, bytes]) -> list[Diagnostic]:

@@ -55,3 +55,8 @@ class SiteFilesMemo:
         self.exports = ExportMemo()
         self.feeds = FeedMemo()
         self.search = SearchMemo()
+
+    def drop(self, part: str) -> None:
+        """Forget one generator's pieces (``"search"``, ``"feeds"``, ...): a one-shot build
+        lets them go once that generator's files are written."""
+        setattr(self, part, type(getattr(self, part))())
