@@ -311,10 +311,9 @@ class Builder:
         try:
             with self.tree.staging() as staging:
                 with PageRendering(env, stale, plan.config, plan.catalog, globals_, staging,
-                                   self.jobs, self.fragments, self.progress.advance,
+                                   self.jobs, self.fragments, self.progress,
                                    remember=self.keep_spare) as pages:
-                    if pages.parallel:  # worker processes render pages meanwhile
-                        self.progress.start(len(stale), "rendering")
+                    # with worker processes, pages are rendered meanwhile
                     for name in sorted(assets):
                         staging.put(name, assets[name])
                     groups, kept_files = self._site_files(plan, entries, same_catalog)
@@ -328,8 +327,6 @@ class Builder:
                         files.update(group)
                         del group
                     stopwatch.lap("site files")
-                    if not pages.parallel:
-                        self.progress.start(len(stale), "rendering")
                     rendered = pages.result()
                 self.progress.finish()
                 stopwatch.lap("render")

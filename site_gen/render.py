@@ -27,8 +27,9 @@ from markupsafe import Markup
 
 from . import __version__, metadata
 from .config import Config
-from .output import Receipt, digest
 from .model import Author, Catalog, Paper, Subject
+from .output import Receipt, digest
+from .progress import NoProgress, Progress
 from .routes import Route
 from .text import plain_text, render_abstract, render_title
 from .urls import (
@@ -160,7 +161,7 @@ TRACKED_GLOBALS = {"asset_versions": "asset", "bibtex": "bibtex"}
 def render_pages(
     env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
     globals_: Mapping[str, Any], writer: PageWriter, workers: int | None = None,
-    fragments: FragmentMemo | None = None, progress: Callable[[int], object] | None = None,
+    fragments: FragmentMemo | None = None, progress: Progress | None = None,
     remember: bool = True,
 ) -> dict[str, Rendered]:
     """Render routes into ``writer`` (see ``PageRendering``) and wait for them."""
@@ -175,20 +176,20 @@ class PageRendering:
     With worker processes, rendering starts on ``__enter__`` and goes on while this process
     does other work (the files beside the pages); ``result()`` waits for it. Without, it
     happens in ``result()``. ``fragments`` may carry list items between builds; ``progress``
-    is told how many pages were done each time a batch is (from a helper thread when workers
-    render); ``remember=False`` drops what pages read, as nothing will rebuild from it. Jinja2
+    is started when rendering starts and told how many pages were done each time a batch is
+    (from a helper thread when workers render); ``remember=False`` drops what pages read, as nothing will rebuild from it. Jinja2
     errors are raised by ``result()``; the builder turns them into diagnostics.
     """
 
     def __init__(self, env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
                  catalog: Catalog, globals_: Mapping[str, Any], writer: PageWriter,
                  workers: int | None = None, fragments: FragmentMemo | None = None,
-                 progress: Callable[[int], object] | None = None, remember: bool = True) -> None:
+                 progress: Progress | None = None, remember: bool = True) -> None:
         _prepare_environment(env, site, catalog, globals_,
                              fragments if fragments is not None else FragmentMemo(), remember)
         self.job = _Job(env, routes, site, writer, remember)
         self.workers = workers if workers is not None else _default_workers(len(routes))
-        self.progress = progress
+        self.progress: Progress = progress if progress is not None else NoProgress()
         self._pool: multiprocessing.pool.Pool | None = None
         self._pending: list[multiprocessing.pool.AsyncResult[_ChunkResult]] = []
 
@@ -196,6 +197,7 @@ class PageRendering:
         global _JOB
         if self.workers > 1 and self.job.routes:
             _JOB = self.job  # forked workers inherit it
+            self.progress.start(len(self.job.routes), "rendering")
             self._pool = multiprocessing.get_context("fork").Pool(self.workers)
             self._pending = [self._pool.apply_async(_render_chunk, (indices,), callback=self._done)
                              for indices in _parallel_batches(self.job.routes, self.workers)]
@@ -209,18 +211,13 @@ class PageRendering:
             self._pool = None
         _JOB = None
 
-    @property
-    def parallel(self) -> bool:
-        """True when worker processes render, so this process is free until ``result()``."""
-        return self._pool is not None
-
     def _done(self, result: _ChunkResult) -> None:
-        if self.progress is not None:
-            self.progress(len(result[0]))
+        self.progress.advance(len(result[0]))
 
     def result(self) -> dict[str, Rendered]:
         """Every page rendered and handed to the writer; the writer has recorded them all."""
         if self._pool is None:
+            self.progress.start(len(self.job.routes), "rendering")
             batches: Iterable[Batch] = _render_serial(self.job, self.progress)
         else:
             batches = (batch if batch is not None else _render_batch(self.job, indices)
@@ -313,12 +310,11 @@ def _render_batch(job: _Job, indices: Sequence[int]) -> Batch:
     return [_render_one(job, job.routes[i]) for i in indices]
 
 
-def _render_serial(job: _Job, progress: Callable[[int], object] | None) -> Iterator[Batch]:
+def _render_serial(job: _Job, progress: Progress) -> Iterator[Batch]:
     count = len(job.routes)
     for start in range(0, count, _CHUNK):
         batch = _render_batch(job, range(start, min(start + _CHUNK, count)))
-        if progress is not None:
-            progress(len(batch))
+        progress.advance(len(batch))
         yield batch
 
 
@@ -549,6 +545,6 @@ def _tidy(html: str) -> str:
     return "\n".join(kept).strip() + "\n"
 
 
-__all__ = ["FragmentMemo", "Markup", "MemoryWriter", "PageRendering", "PageWriter", "Rendered", "Theme",
-           "TrackedCatalog", "asset_versions", "make_environment", "render_pages", "target_of",
-           "template_texts"]
+__all__ = ["FragmentMemo", "Markup", "MemoryWriter", "PageRendering", "PageWriter", "Rendered",
+           "Theme", "TrackedCatalog", "asset_versions", "make_environment", "render_pages",
+           "target_of", "template_texts"]
