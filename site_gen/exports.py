@@ -55,9 +55,10 @@ def export_outputs(catalog: Catalog, config: Config,
     memo.authors.done()
     site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
     papers_text = json_object({"version": version, "site": site, "papers": json_array(papers),
-                               "subjects": json_bytes(_subjects(catalog, config))})
-    authors_text = json_object({"version": version, "site": site, "authors": json_array(authors)})
-    return {PAPERS_EXPORT: papers_text + b"\n", AUTHORS_EXPORT: authors_text + b"\n"}
+                               "subjects": json_bytes(_subjects(catalog, config))}, b"\n")
+    authors_text = json_object({"version": version, "site": site, "authors": json_array(authors)},
+                               b"\n")
+    return {PAPERS_EXPORT: papers_text, AUTHORS_EXPORT: authors_text}
 
 
 def _site(config: Config) -> dict[str, object]:

@@ -39,6 +39,10 @@ FILE_MODE, DIR_MODE = 0o644, 0o755
 
 Manifest = dict[str, bytes | None]
 """Relative file name -> digest of its bytes (None: the file is there, its bytes unknown)."""
+Sources = dict[str, tuple[bytes, bytes]]
+"""Relative file name -> (the bytes object staged under it, their digest)."""
+REMEMBERED_BYTES = 1 << 20
+"""Staged bytes objects up to this size are remembered for the next build (``Staging.put``)."""
 
 
 class OutputError(Exception):
@@ -99,6 +103,8 @@ class OutputTree:
         self.keep_spare = keep_spare
         self.live: Manifest | None = None
         self.spare: Manifest | None = None
+        self._staged: Sources = {}
+        """What the last build ``put`` under each name, when it was small (see ``Staging.put``)."""
         self._identity: tuple[tuple[int, int] | None, ...] = ()
 
     def digests(self) -> Mapping[str, bytes | None]:
@@ -157,8 +163,9 @@ class OutputTree:
         self.spare = None  # until the swap, only the Staging knows what the spare holds
         if trusted:
             self._identity = self._identify()  # a spare folder made just now
+        previous, self._staged = self._staged, {}  # kept again only if this build swaps
         return Staging(_Trees(self.output, staging, live, spare), spare_dirs,
-                       existed=self.output.exists())
+                       existed=self.output.exists(), previous=previous)
 
     def _finish(self, staging: Staging) -> None:
         """Drop what the new site lacks, mark the spare as ours, swap it in."""
@@ -172,6 +179,7 @@ class OutputTree:
         _swap(trees.staging, self.output, self.keep_spare, old_files=len(trees.live))
         self.live = staging.target
         self.spare = trees.live if self.keep_spare and staging.existed else None
+        self._staged = staging.sources if self.keep_spare else {}
         self._identity = self._identify()
 
     def _identify(self) -> tuple[tuple[int, int] | None, ...]:
@@ -208,18 +216,39 @@ class Staging:
     copy; the process that owns the ``OutputTree`` then ``record``s each receipt.
     """
 
-    def __init__(self, trees: _Trees, spare_dirs: set[str], existed: bool) -> None:
+    def __init__(self, trees: _Trees, spare_dirs: set[str], existed: bool,
+                 previous: Sources | None = None) -> None:
         self.trees = trees
         self.spare_dirs = spare_dirs
         self.existed = existed
+        self.previous: Sources = previous or {}
+        self.sources: Sources = {}
         self.target: Manifest = {}
         self.changed: list[str] = []
         self.result = WriteResult((), ())
         self._made: set[str] = {""}
 
     def put(self, name: str, data: bytes) -> None:
-        """Stage one file."""
-        self.record(self.write(name, data))
+        """Stage one file.
+
+        Generators reuse the bytes object of an unchanged piece between builds (memo.py), so
+        a file given the very object the last build staged, whose digest both trees still
+        hold, is already in place: a rebuild passes 45,000 such files on a 10,000-paper site,
+        and this costs a few dictionary lookups each rather than a digest.
+        """
+        before = self.previous.get(name)
+        if before is not None and before[0] is data:
+            known = before[1]
+            if self.trees.spare.get(name) == known == self.trees.live.get(name):
+                if name in self.target:
+                    raise ValueError(f"{name} staged twice")
+                self.target[name] = known
+                self.sources[name] = before
+                return
+        receipt = self.write(name, data)
+        self.record(receipt)
+        if len(data) <= REMEMBERED_BYTES:
+            self.sources[name] = (data, receipt.digest)
 
     def write(self, name: str, data: bytes) -> Receipt:
         """Put a file in the spare: left alone if the spare has these bytes, hard-linked from

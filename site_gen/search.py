@@ -15,7 +15,7 @@ import json
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from .memo import Pieces
@@ -37,6 +37,9 @@ STOPWORDS = frozenset([
     "was", "we", "were", "which", "with",
 ])
 """Function words left out of titles, subject names and abstracts (never out of names)."""
+
+JsonParts = list[bytes]
+"""A JSON text in consecutive pieces, joined once where the whole document is made."""
 
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 """Number alphabet of the posting lists: 5 value bits per character, the 6th says 'more'."""
@@ -129,7 +132,7 @@ def _search_json(catalog: Catalog, docs: dict[tuple[str, str], DocPiece]) -> byt
     subjects = json_bytes({s.code: s.name for s in catalog.subjects})
     return json_object({"version": json_bytes(SEARCH_VERSION),
                         "index": json_bytes(INDEX_DIR + "meta.json"),
-                        "papers": papers, "authors": authors, "subjects": subjects}) + b"\n"
+                        "papers": papers, "authors": authors, "subjects": subjects}, b"\n")
 
 
 # ---- documents ----------------------------------------------------------------------------
@@ -465,17 +468,32 @@ def json_text(value: object) -> str:
     return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def json_object(members: dict[str, bytes]) -> bytes:
+def json_object(members: Mapping[str, bytes | JsonParts], end: bytes = b"") -> bytes:
     """A JSON object from its members' UTF-8 texts, keys sorted as ``json.dumps`` sorts them.
 
     Bytes, not str: a document of many megabytes is then one join, never re-encoded whole.
+    A member may be given in parts (``json_array``); the document, ``end`` included, is
+    made by a single join, since each copy of a 40 MB export costs as much as its pieces.
     """
-    return b"{" + b",".join(json_bytes(k) + b":" + v for k, v in sorted(members.items())) + b"}"
+    parts: JsonParts = [b"{"]
+    for key, value in sorted(members.items()):
+        parts += (json_bytes(key), b":")
+        if isinstance(value, bytes):
+            parts.append(value)
+        else:
+            parts += value
+        parts.append(b",")
+    parts[-1:] = [b"}", end] if len(parts) > 1 else [b"{}", end]
+    return b"".join(parts)
 
 
-def json_array(texts: Iterable[bytes]) -> bytes:
-    """A JSON array from its items' UTF-8 texts."""
-    return b"[" + b",".join(texts) + b"]"
+def json_array(texts: Iterable[bytes]) -> JsonParts:
+    """A JSON array from its items' UTF-8 texts, in parts for ``json_object`` to join."""
+    parts: JsonParts = [b"["]
+    for text in texts:
+        parts += (text, b",")
+    parts[-1:] = [b"]"] if len(parts) > 1 else [b"[]"]
+    return parts
 
 
 def json_bytes(value: object) -> bytes:

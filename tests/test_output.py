@@ -58,6 +58,37 @@ def test_unchanged_files_share_inodes_and_old_ones_are_never_rewritten(tmp_path:
     assert (staging_paths(out)[0] / "index.html").read_bytes() == b"home 1"
 
 
+def test_the_same_bytes_object_again_is_not_digested_again(tmp_path: Path, monkeypatch) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    files = dict(V1)
+    tree.write(files)
+    tree.write(files)  # now both the output and the spare hold these bytes
+    digested: list[bytes] = []
+    real = output_module.digest
+    monkeypatch.setattr(output_module, "digest", lambda data: digested.append(data) or real(data))
+    result = tree.write({**files, "index.html": b"home 9"})
+    assert digested == [b"home 9"]
+    assert result.changed == ("index.html",)
+    assert read_tree(out) == tree_of({**V1, "index.html": b"home 9"})
+    result = tree.write({**files, "index.html": bytes(b"home 1")})  # equal bytes, a new object
+    assert digested == [b"home 9", b"home 1"] and result.changed == ("index.html",)
+    assert read_tree(out) == tree_of(V1)
+
+
+def test_a_remembered_bytes_object_is_written_where_the_tree_lacks_it(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    files = dict(V1)
+    tree.write(files)
+    tree.write({**files, "index.html": b"other"})  # the spare still holds V1's home page
+    tree.write(files)
+    assert read_tree(out) == tree_of(V1)
+    OutputTree(out, keep_spare=False).write(V3)  # another writer: nothing is known any more
+    result = tree.write(files)
+    assert read_tree(out) == tree_of(V1) and "index.html" in result.changed
+
+
 def test_keeping_a_file_it_does_not_know_is_refused(tmp_path: Path) -> None:
     tree = OutputTree(tmp_path / "_site")
     tree.write(V1)
