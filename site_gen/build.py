@@ -185,6 +185,8 @@ class Builder:
         self.site_memo = SiteFilesMemo()
         """Per-paper pieces of the files beside the pages, reused by the next build (memo.py)."""
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
+        self._compiled: Mapping[str, str] = {}
+        """The template sources the environment's compiled templates were made from."""
 
     def build(self, strict: bool = False, changed: Collection[str] = ()) -> BuildResult:
         """Run every stage; write only when there is no error (and no warning if strict).
@@ -290,14 +292,13 @@ class Builder:
     def _render_and_write(self, plan: Plan, diagnostics: list[Diagnostic],
                           reread: tuple[str, ...], stopwatch: Stopwatch) -> BuildResult:
         """Render what is stale, reuse the rest, write; then remember what is on disk."""
-        env = self._environment(plan.theme, plan.theme_templates)
+        env, texts = self._environment(plan.theme, plan.theme_templates)
         same_catalog = plan.changes == frozenset()
         entries = self._bibtex(plan, same_catalog)
         tracked = {"asset": asset_versions(plan.static), "bibtex": entries}
         globals_ = {"asset_versions": tracked["asset"], "bibtex": entries,
                     "nav_pages": tuple(p for p in plan.pages if p.nav)}
         site = (plan.config, globals_["nav_pages"])  # the globals not tracked per page
-        texts = template_texts(env)
         fresh = self.memory.site != site
         changes = self.memory.changes(plan.changes, tracked, texts)
         stale = self._stale_routes(plan.routes, changes, fresh)
@@ -375,17 +376,23 @@ class Builder:
         live = self.tree.digests()
         return tuple(r for r in routes if not self.memory.reusable(r, changes, live))
 
-    def _environment(self, theme: Theme, theme_templates: Path) -> jinja2.Environment:
-        """The Jinja environment, kept while the theme's folders stay the same.
+    def _environment(self, theme: Theme, theme_templates: Path
+                     ) -> tuple[jinja2.Environment, dict[str, str]]:
+        """The Jinja environment, kept while the theme's folders stay the same, and the source
+        of every template it can load.
 
-        Its compiled templates are dropped whenever a build starts, since any may have changed.
+        Its compiled templates are kept while every source is the same (in watch mode,
+        compiling the theme again costs more than re-rendering the pages an edit touches).
         """
         if self._env is None or self._env[:2] != (theme, theme_templates):
             self._env = (theme, theme_templates, make_environment(theme, theme_templates))
+            self._compiled = {}
         env = self._env[2]
-        if env.cache is not None:
+        texts = template_texts(env)
+        if texts != self._compiled and env.cache is not None:
             env.cache.clear()
-        return env
+        self._compiled = texts
+        return env, texts
 
     def close(self) -> None:
         """Remove the spare output folder a watch session kept (see output.py)."""
@@ -434,7 +441,9 @@ def site_file_groups(catalog: Catalog, config: Config, routes: tuple[Route, ...]
     if config.cname:
         pages_files[CNAME] = config.cname.encode("utf-8") + b"\n"
     yield pages_files
-    yield sitemap_outputs(routes, config.site_url)
+    yield sitemap_outputs(routes, config.site_url, memo.sitemap)
+    if not keep_pieces:
+        memo.drop("sitemap")
     generators: tuple[tuple[str, Callable[[], dict[str, bytes]]], ...] = (
         ("search", lambda: search_outputs(catalog, memo.search)),
         ("feeds", lambda: feed_outputs(catalog, config, build_time, memo.feeds)),

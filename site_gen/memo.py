@@ -1,12 +1,13 @@
 """Pieces of the files beside the pages, kept between builds of one Builder.
 
-Not a stage. The generators (search.py, feeds.py, citations.py, exports.py) are pure functions
-of the catalog; given a ``Pieces`` they also reuse, per paper or author, what they made from
-the same inputs last time. The catalog is interned (cache.py), so an unchanged paper is the
-very same object and comparing a piece's inputs costs a few pointer comparisons; a changed
-paper compares unequal and its piece is made again. Whole files are joined from pieces, which
-is cheap. A piece nobody asked for in a build is dropped after it, so a long watch session
-keeps only the pieces of the current catalog.
+Not a stage. The generators (search.py, feeds.py, citations.py, exports.py, sitemap.py) are
+pure functions of the catalog (the sitemap: of the routes); given a ``Pieces`` they also
+reuse, per paper or author, what they made from the same inputs last time. The catalog is
+interned (cache.py), so an unchanged paper is the very same object and comparing a piece's
+inputs costs a few pointer comparisons; a changed paper compares unequal and its piece is
+made again. Whole files are joined from pieces, which is cheap. A piece nobody asked for in a
+build is dropped after it, so a long watch session keeps only the pieces of the current
+catalog.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ class SiteFilesMemo:
         self.exports = ExportMemo()
         self.feeds = FeedMemo()
         self.search = SearchMemo()
+        self.sitemap: Pieces[bytes] = Pieces()
 
     def drop(self, part: str) -> None:
         """Forget one generator's pieces (``"search"``, ``"feeds"``, ...): a one-shot build

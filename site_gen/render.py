@@ -397,36 +397,62 @@ def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
     depend only on the page's depth (urls.relative_url), so one rendering serves every page of
     that depth. A reused fragment adds the lookups it made to the page using it.
     """
+    render = _fragment_maker(env, tracked, memo, remember)
 
     @jinja2.pass_context
     def fragment(context: jinja2.runtime.Context, name: str, **values: object) -> Markup:
-        absolute = bool(context.get("absolute_links"))
-        depth = -1 if absolute else context["page_url"].count("/")
-        key = (name, depth, tuple(sorted(values.items())))
-        hit = memo.get(key)
-        if hit is None:
-            page_url = "404.html" if absolute else "_/" * depth
-            with tracked.recording() as lookups:
-                html = Markup(env.get_template(name).render(values, page_url=page_url,
-                                                            absolute_links=absolute))
-            hit = memo.current[key] = (html, frozenset(lookups) if remember else _NOTHING)
-        tracked.lookups |= hit[1]
-        return hit[0]
+        return Markup(render(_fragment_depth(context), name, tuple(sorted(values.items()))))
 
     return fragment
 
 
 def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
                             memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
-    """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined."""
-    single = _fragment_renderer(env, tracked, memo, remember)
+    """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined.
+
+    The items are joined as plain strings: every one is markup already, and ``Markup.join``
+    would copy each (the papers index joins 10,000).
+    """
+    render = _fragment_maker(env, tracked, memo, remember)
 
     @jinja2.pass_context
     def fragments(context: jinja2.runtime.Context, name: str, var: str, items: Any,
                   **values: object) -> Markup:
-        return Markup("").join(single(context, name, **{var: item}, **values) for item in items)
+        depth = _fragment_depth(context)
+        shared = tuple(sorted(values.items()))
+        if not shared:
+            return Markup("".join([render(depth, name, ((var, item),)) for item in items]))
+        return Markup("".join([render(depth, name, tuple(sorted(((var, item),) + shared)))
+                               for item in items]))
 
     return fragments
+
+
+def _fragment_depth(context: jinja2.runtime.Context) -> int:
+    """How deep the page is (-1: links are absolute), which is all a fragment's links need."""
+    if context.get("absolute_links"):
+        return -1
+    return str(context["page_url"]).count("/")
+
+
+def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: FragmentMemo,
+                    remember: bool) -> Callable[[int, str, tuple[tuple[str, object], ...]], Markup]:
+    """Render a fragment at a depth with (sorted) values, or take it from the memo."""
+
+    def render(depth: int, name: str, values: tuple[tuple[str, object], ...]) -> Markup:
+        key = (name, depth, values)
+        hit = memo.get(key)
+        if hit is None:
+            absolute = depth == -1
+            page_url = "404.html" if absolute else "_/" * depth
+            with tracked.recording() as lookups:
+                html = Markup(env.get_template(name).render(dict(values), page_url=page_url,
+                                                            absolute_links=absolute))
+            hit = memo.current[key] = (html, frozenset(lookups) if remember else _NOTHING)
+        tracked.lookups |= hit[1]
+        return hit[0]
+
+    return render
 
 
 class TrackedMapping(Mapping[str, Any]):

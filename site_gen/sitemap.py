@@ -9,15 +9,25 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
+from .memo import Pieces
 from .routes import Route
 from .urls import NOT_FOUND, ROBOTS, SITEMAP, absolute_url
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
-def sitemap_outputs(routes: Iterable[Route], site_url: str) -> dict[str, bytes]:
-    """``sitemap.xml`` and ``robots.txt`` pointing at it."""
-    return {SITEMAP: render_sitemap(routes, site_url), ROBOTS: render_robots(site_url)}
+def sitemap_outputs(routes: Iterable[Route], site_url: str,
+                    memo: Pieces[bytes] | None = None) -> dict[str, bytes]:
+    """``sitemap.xml`` and ``robots.txt`` pointing at it.
+
+    With a memo, last build's sitemap is reused while the site has the same pages.
+    """
+    routes = tuple(routes)
+    urls = tuple([route.url for route in routes])
+    memo = memo if memo is not None else Pieces()
+    sitemap = memo.get(SITEMAP, (urls, site_url), lambda: render_sitemap(routes, site_url))
+    memo.done()
+    return {SITEMAP: sitemap, ROBOTS: render_robots(site_url)}
 
 
 def render_sitemap(routes: Iterable[Route], site_url: str) -> bytes:
