@@ -68,7 +68,28 @@ class CitationMemo:
 
 
 def author_names(paper: Paper, catalog: Catalog) -> Names:
-    """The names of a paper's listed and extra authors (what its exports say of people)."""
+    """The names of a paper's listed and extra authors (what its exports say of people).
+
+    Every generator asks this of every paper, so a build's answers are kept with its catalog
+    (one catalog at a time). A catalog that notes lookups (render.TrackedCatalog, which
+    templates get) is asked every time, so each page notes what it read.
+    """
+    if type(catalog) is not Catalog:
+        return _author_names(paper, catalog)
+    if _NAMES[0] is not catalog:
+        _NAMES[:] = [catalog, {}]
+    table: dict[Paper, Names] = _NAMES[1]  # type: ignore[assignment]
+    names = table.get(paper)
+    if names is None:
+        names = table[paper] = _author_names(paper, catalog)
+    return names
+
+
+_NAMES: list[object] = [None, {}]
+"""The catalog ``author_names`` last answered for, and its answers by paper."""
+
+
+def _author_names(paper: Paper, catalog: Catalog) -> Names:
     author = catalog.author  # the public lookup: templates pass a catalog that records lookups
     return (tuple([author(a).name for a in paper.author_ids]),
             tuple([author(a).name for a in paper.extra_author_ids]))
