@@ -26,7 +26,7 @@ from typing import Generic, TypeVar
 
 from .model import Catalog
 from .output import digest
-from .render import Rendered
+from .render import WILDCARD, Rendered
 from .routes import Route
 
 T = TypeVar("T")
@@ -133,7 +133,7 @@ def is_stale(lookups: frozenset[Lookup], changes: frozenset[Lookup] | None) -> b
         return True
     if not changes:
         return False
-    return not changes.isdisjoint(lookups) or any(kind == "*" for kind, _ in lookups)
+    return not changes.isdisjoint(lookups) or WILDCARD in lookups  # render.frozen_lookups
 
 
 @dataclass(frozen=True, slots=True)

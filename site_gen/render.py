@@ -303,7 +303,20 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
         route.context, page_url=route.url, absolute_links=route.url == "404.html",
         canonical=absolute_url(route.url, job.site.site_url))
     receipt = job.writer.write(str(route.output), _tidy(html).encode("utf-8"))
-    return receipt, frozenset(tracked.lookups) if job.remember else _NOTHING
+    return receipt, frozen_lookups(tracked.lookups) if job.remember else _NOTHING
+
+
+WILDCARD = ("*", "")
+"""Among a page's lookups when any is ``("*", ...)``: then every change makes it stale."""
+
+
+def frozen_lookups(lookups: set[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+    """What a page or fragment read, marked with ``WILDCARD`` where it holds a ``("*", ...)``,
+    so that a rebuild finds out in one set lookup (cache.is_stale) rather than a scan."""
+    frozen = frozenset(lookups)
+    if WILDCARD not in frozen and any(kind == "*" for kind, _ in frozen):
+        return frozen | {WILDCARD}
+    return frozen
 
 
 def _render_batch(job: _Job, indices: Sequence[int]) -> Batch:
@@ -448,7 +461,7 @@ def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: Frag
             with tracked.recording() as lookups:
                 html = Markup(env.get_template(name).render(dict(values), page_url=page_url,
                                                             absolute_links=absolute))
-            hit = memo.current[key] = (html, frozenset(lookups) if remember else _NOTHING)
+            hit = memo.current[key] = (html, frozen_lookups(lookups) if remember else _NOTHING)
         tracked.lookups |= hit[1]
         return hit[0]
 

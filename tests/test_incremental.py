@@ -186,3 +186,16 @@ def test_watch_session_leaves_no_spare_behind(site: Builder) -> None:
     site.close()
     assert sorted(p.name for p in site.project.iterdir()) == ["_site", "content"]
 
+
+
+def test_a_page_that_iterated_a_collection_is_stale_on_any_change() -> None:
+    from site_gen.cache import is_stale
+    from site_gen.render import frozen_lookups
+
+    listed = frozen_lookups({("paper", "a"), ("*", "bibtex")})
+    plain = frozen_lookups({("paper", "a"), ("author", "b")})
+    assert is_stale(listed, frozenset({("author", "zzz")}))
+    assert not is_stale(plain, frozenset({("author", "zzz")}))
+    assert is_stale(plain, frozenset({("author", "b")}))
+    assert not is_stale(listed, frozenset()) and is_stale(plain, None)
+    assert frozen_lookups(set(listed)) == listed  # marking twice changes nothing
