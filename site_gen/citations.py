@@ -166,7 +166,21 @@ def split_name(name: str) -> tuple[str, str] | None:
 # ---- keys -------------------------------------------------------------------------------
 
 def citation_keys(catalog: Catalog, memo: Pieces[str] | None = None) -> dict[str, str]:
-    """A unique, stable BibTeX key per paper: family name, year, first title word."""
+    """A unique, stable BibTeX key per paper: family name, year, first title word.
+
+    The keys of a catalog are worked out once: the BibTeX entries and the citation files
+    of one build both need them.
+    """
+    if _KEYS[0] is not catalog or type(catalog) is not Catalog:
+        _KEYS[:] = [catalog, _citation_keys(catalog, memo)]
+    return _KEYS[1]  # type: ignore[return-value]
+
+
+_KEYS: list[object] = [None, {}]
+"""The catalog ``citation_keys`` last answered for, and its keys."""
+
+
+def _citation_keys(catalog: Catalog, memo: Pieces[str] | None = None) -> dict[str, str]:
     memo = memo if memo is not None else Pieces()
     keys: dict[str, str] = {}
     taken: set[str] = set()
