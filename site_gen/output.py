@@ -165,7 +165,8 @@ class OutputTree:
             self._identity = self._identify()  # a spare folder made just now
         previous, self._staged = self._staged, {}  # kept again only if this build swaps
         return Staging(_Trees(self.output, staging, live, spare), spare_dirs,
-                       existed=self.output.exists(), previous=previous)
+                       existed=self.output.exists(), previous=previous,
+                       remember=self.keep_spare)
 
     def _finish(self, staging: Staging) -> None:
         """Drop what the new site lacks, mark the spare as ours, swap it in."""
@@ -179,7 +180,7 @@ class OutputTree:
         _swap(trees.staging, self.output, self.keep_spare, old_files=len(trees.live))
         self.live = staging.target
         self.spare = trees.live if self.keep_spare and staging.existed else None
-        self._staged = staging.sources if self.keep_spare else {}
+        self._staged = staging.sources
         self._identity = self._identify()
 
     def _identify(self) -> tuple[tuple[int, int] | None, ...]:
@@ -217,11 +218,13 @@ class Staging:
     """
 
     def __init__(self, trees: _Trees, spare_dirs: set[str], existed: bool,
-                 previous: Sources | None = None) -> None:
+                 previous: Sources | None = None, remember: bool = False) -> None:
         self.trees = trees
         self.spare_dirs = spare_dirs
         self.existed = existed
         self.previous: Sources = previous or {}
+        self.remember = remember
+        """Note what each ``put`` staged, for the next build (an OutputTree that keeps a spare)."""
         self.sources: Sources = {}
         self.target: Manifest = {}
         self.changed: list[str] = []
@@ -247,7 +250,7 @@ class Staging:
                 return
         receipt = self.write(name, data)
         self.record(receipt)
-        if len(data) <= REMEMBERED_BYTES:
+        if self.remember and len(data) <= REMEMBERED_BYTES:
             self.sources[name] = (data, receipt.digest)
 
     def write(self, name: str, data: bytes) -> Receipt:
