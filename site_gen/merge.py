@@ -17,9 +17,9 @@ records a changed dump's keys reach.
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_right, insort
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, itemgetter, not_
@@ -171,6 +171,8 @@ class Regrouping:
         self._group_of: dict[Position, _Group] = {}
         self._groups: list[_Group] = []
         """Ordered by their first record, as ``group_records`` orders them."""
+        self._records: list[list[Record]] = []
+        """Each group's records, in the same order (what ``update`` returns, copied)."""
         self._suspects: dict[str, tuple[Position, list[Diagnostic]]] = {}
         """Suspected-duplicate warnings by abstract opening, with the opening's first record."""
 
@@ -190,8 +192,7 @@ class Regrouping:
             self._recheck(change.openings.union(
                 o for p in regrouped if (o := self._keyed[p].opening) is not None))
         suspects = sorted(self._suspects.values(), key=itemgetter(0))
-        return (list(map(attrgetter("records"), self._groups)),
-                [d for _, found in suspects for d in found])
+        return list(self._records), [d for _, found in suspects for d in found]
 
     def _drop(self, dump: Dump, change: _Change) -> None:
         for i in range(len(dump.records)):
@@ -237,10 +238,23 @@ class Regrouping:
         for group in groups:
             for position in group.positions:
                 self._group_of[position] = group
-        touched = map(change.groups.__contains__, map(id, self._groups))
-        kept = compress(self._groups, map(not_, touched))  # no Python call per group
-        self._groups = sorted([*kept, *groups], key=attrgetter("positions"))
+        self._place(groups, change.groups)
         return region
+
+    def _place(self, groups: list[_Group], replaced: Collection[int]) -> None:
+        """Put ``groups`` in order in place of the groups whose ids are ``replaced``: one by
+        one when they are few, else by sorting (every pass over all groups is at C speed)."""
+        kept = list(map(not_, map(replaced.__contains__, map(id, self._groups))))
+        self._groups = list(compress(self._groups, kept))
+        if len(groups) > 16 + len(self._groups) // 10:
+            self._groups = sorted(self._groups + groups, key=attrgetter("positions"))
+            self._records = list(map(attrgetter("records"), self._groups))
+            return
+        self._records = list(compress(self._records, kept))
+        for group in groups:
+            at = bisect_right(self._groups, group.positions, key=attrgetter("positions"))
+            self._groups.insert(at, group)
+            self._records.insert(at, group.records)
 
     def _components(self, region: list[Position]) -> list[_Group]:
         """``region`` (sorted) in groups. Every record sharing an abstract key with one of its
