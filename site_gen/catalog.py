@@ -20,7 +20,7 @@ from itertools import chain, compress
 from operator import itemgetter
 from typing import TypeVar
 
-from .curation import Curation, PaperEdit
+from .curation import AuthorEdit, Curation, PaperEdit
 from .diagnostics import Diagnostic, warning
 from .merge import Regrouping, group_records
 from .model import Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject, TitleOrigin
@@ -74,6 +74,7 @@ class CatalogMemo:
         self.ordered: list[Paper] = []
         """The drafts in the order they picked slugs."""
         self.author_ids: dict[str, str] = {}
+        self.authors: AuthorMemo = {}
 
     def build(self, dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
         """``build_catalog`` of dumps with unique paths; after an error the memo starts afresh."""
@@ -91,7 +92,7 @@ class CatalogMemo:
         diagnostics += curation_diagnostics
         diagnostics += _missing_years(drafts)
         papers = self._papers(drafts, dumps, names)
-        authors = _authors(papers, self.author_ids, dumps, names, curation)
+        authors = _authors(papers, self.author_ids, dumps, names, curation, self.authors)
         subjects = _build_subjects(papers, diagnostics)
         return Catalog(tuple(papers), authors, subjects), diagnostics
 
@@ -358,27 +359,46 @@ def _with_author_ids(paper: Paper, ids: dict[str, str]) -> Paper:
                    extra_author_ids=tuple(ids[k] for k in paper.extra_author_ids))
 
 
+AuthorMemo = dict[str, tuple[tuple[object, ...], Author]]
+"""By author id: what an Author was made from, and the Author."""
+
+
 def _authors(papers: list[Paper], ids: dict[str, str], dumps: Sequence[Dump], names: _NameIndex,
-             curation: Curation) -> tuple[Author, ...]:
-    """Every person of ``ids`` (name key -> author id) with their papers and profiles."""
-    paper_ids: dict[str, list[str]] = defaultdict(list)
-    for paper in papers:
-        for author_id in paper.all_author_ids:
+             curation: Curation, kept: AuthorMemo | None = None) -> tuple[Author, ...]:
+    """Every person of ``ids`` (name key -> author id) with their papers and profiles. With
+    ``kept``: last call's Author where made from equal inputs; ``kept`` then holds this call's."""
+    paper_ids: dict[str, list[str]] = {author_id: [] for author_id in ids.values()}
+    for paper in papers:  # this loop runs over every paper on every rebuild: kept lean
+        for author_id in paper.author_ids:
+            paper_ids[author_id].append(paper.id)
+        for author_id in paper.extra_author_ids:
             paper_ids[author_id].append(paper.id)
     profiles: dict[str, list[Profile]] = defaultdict(list)
     for dump in sorted(dumps, key=lambda d: d.path):
         profiles[ids[names.key(dump.owner)]].append(Profile(dump.path, dump.claim, len(dump.records)))
     details = {names.key(e.name): e for e in curation.authors}
+    before = dict(kept or {})
     authors = []
     for key, author_id in ids.items():
-        edit = details.get(key)
-        authors.append(Author(
-            id=author_id, name=names.display[key], paper_ids=tuple(paper_ids[author_id]),
-            profiles=tuple(profiles[author_id]),
-            affiliation=edit.affiliation if edit else None,
-            homepage=edit.homepage if edit else None,
-            variants=edit.variants if edit else ()))
+        inputs = (names.display[key], tuple(paper_ids[author_id]), tuple(profiles[author_id]),
+                  details.get(key))
+        hit = before.get(author_id)
+        author = hit[1] if hit is not None and hit[0] == inputs else _author(author_id, *inputs)
+        if kept is not None:
+            kept[author_id] = (inputs, author)
+        authors.append(author)
+    if kept is not None:
+        for gone in before.keys() - ids.values():
+            del kept[gone]
     return tuple(sorted(authors, key=lambda a: (fold(a.name), a.id)))
+
+
+def _author(author_id: str, name: str, paper_ids: tuple[str, ...], profiles: tuple[Profile, ...],
+            edit: AuthorEdit | None) -> Author:
+    return Author(id=author_id, name=name, paper_ids=paper_ids, profiles=profiles,
+                  affiliation=edit.affiliation if edit else None,
+                  homepage=edit.homepage if edit else None,
+                  variants=edit.variants if edit else ())
 
 
 def _author_ids(keys: Iterable[str], names: _NameIndex) -> dict[str, str]:
