@@ -99,7 +99,7 @@ class CatalogMemo:
     def _names(self, curation: Curation, dumps: Sequence[Dump]) -> _NameIndex:
         """The name index, counted again for changed dumps; anew when author curation changed
         (and then drafts, which hold name keys, are made again too)."""
-        if self.names is None or self.names.authors != curation.authors:
+        if self.names is None or self.names.edits != curation.authors:
             self.names, self.drafts = _NameIndex(curation), {}
         self.names.recount(dumps)
         return self.names
@@ -160,7 +160,8 @@ class _NameIndex:
     """Maps every spelling of a person's name to one key and one display name."""
 
     def __init__(self, curation: Curation, dumps: Sequence[Dump] = ()):
-        self.authors = curation.authors
+        self.edits = curation.authors
+        """The curation entries for authors this index was made with."""
         self.alias: dict[str, str] = {}
         self.fixed: dict[str, str] = {}
         for edit in curation.authors:

@@ -195,6 +195,7 @@ class Regrouping:
         return list(self._records), [d for _, found in suspects for d in found]
 
     def _drop(self, dump: Dump, change: _Change) -> None:
+        """Take a dump's records out; the groups that held them are to be made again."""
         for i in range(len(dump.records)):
             position = (dump.path, i)
             keyed = self._keyed.pop(position)
@@ -209,6 +210,7 @@ class Regrouping:
             change.groups[id(group)] = group
 
     def _add(self, dump: Dump, change: _Change) -> None:
+        """Key a dump's records (folding their text) and index them by each key."""
         for i, record in enumerate(dump.records):
             position = (dump.path, i)
             keyed = self._keyed[position] = _keyed(record)
