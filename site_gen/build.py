@@ -21,7 +21,7 @@ from pathlib import Path
 import jinja2
 
 from .cache import FileCache, Lookup, RenderMemory, intern_catalog, is_stale
-from .catalog import build_catalog
+from .catalog import CatalogMemo, build_catalog
 from .citations import bibtex_entries, citation_outputs
 from .config import CONFIG_FILE, Config, load_config, with_site_url
 from .curation import CURATION_FILE, load_curation
@@ -184,6 +184,8 @@ class Builder:
         self.fragments = FragmentMemo()
         self.site_memo = SiteFilesMemo()
         """Per-paper pieces of the files beside the pages, reused by the next build (memo.py)."""
+        self.catalog_memo = CatalogMemo() if self.keep_spare else None
+        """What the catalog stage made, for a rebuild after a few dumps changed (catalog.py)."""
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
         self._compiled: Mapping[str, str] = {}
         """The template sources the environment's compiled templates were made from."""
@@ -239,7 +241,7 @@ class Builder:
         dumps, reread = self._read_dumps(content, refused, changed, diagnostics)
         stopwatch.lap("read dumps")
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
-        catalog, more = build_catalog(dumps, curation)
+        catalog, more = build_catalog(dumps, curation, self.catalog_memo)
         del dumps
         if not self.keep_spare:
             self.dumps = FileCache(_parse_dump)  # a one-shot build reads each dump once

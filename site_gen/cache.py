@@ -21,6 +21,7 @@ import os
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -88,13 +89,13 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
     if old is None:
         return new, None
     changes: set[Lookup] = set()
-    papers = _intern("paper", new.papers, old._papers_by_id, lambda p: p.id, changes)
-    authors = _intern("author", new.authors, old._authors_by_id, lambda a: a.id, changes)
-    subjects = _intern("subject", new.subjects, old._subjects_by_code, lambda s: s.code, changes)
-    for kind, before, after in (("paper", old._papers_by_id, papers),
-                                ("author", old._authors_by_id, authors),
-                                ("subject", old._subjects_by_code, subjects)):
-        changes.update((kind, key) for key in before.keys() - {key_of(kind, x) for x in after})
+    papers = _intern("paper", new.papers, old._papers_by_id, attrgetter("id"), changes)
+    authors = _intern("author", new.authors, old._authors_by_id, attrgetter("id"), changes)
+    subjects = _intern("subject", new.subjects, old._subjects_by_code, attrgetter("code"), changes)
+    for kind, before, after in (("paper", old._papers_by_id, new._papers_by_id),
+                                ("author", old._authors_by_id, new._authors_by_id),
+                                ("subject", old._subjects_by_code, new._subjects_by_code)):
+        changes.update((kind, key) for key in before.keys() - after.keys())
     profiled = (tuple(a for a in old.authors if a.profiled), tuple(a for a in authors if a.profiled))
     for name, before_all, after_all in (("papers", old.papers, papers),
                                         ("authors", old.authors, authors),
@@ -109,17 +110,11 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
     return interned, frozenset(changes)
 
 
-def key_of(kind: str, obj: object) -> str:
-    """The key a catalog object is looked up by."""
-    return str(getattr(obj, "code" if kind == "subject" else "id"))
-
-
 def _intern(kind: str, items: tuple[T, ...], before: Mapping[str, T], key: Callable[[T], str],
             changes: set[Lookup]) -> tuple[T, ...]:
     result = []
-    for item in items:
-        previous = before.get(key(item))
-        if previous is not None and previous == item:
+    for item, previous in zip(items, map(before.get, map(key, items))):
+        if previous is item or (previous is not None and previous == item):
             result.append(previous)
         else:
             result.append(item)

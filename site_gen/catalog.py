@@ -2,27 +2,46 @@
 
 One Paper per paper (see merge.py for the rule), one Author per person (names matched after
 Unicode folding and curation's variants), one Subject per arXiv code in use.
+
+A Builder that rebuilds passes a ``CatalogMemo``: what the last call made from unchanged dumps
+(the very same objects, handed back by the Builder's file cache) is reused, so a one-dump edit
+groups, drafts and finishes again only the papers that dump touches. Slugs, author ids,
+authors and subjects still come from the whole catalog each time, as they depend on all of it.
+The result equals a fresh build's, object order and diagnostics included.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
+from itertools import chain, compress
+from operator import itemgetter
+from typing import TypeVar
 
-from .curation import Curation, PaperEdit
+from .curation import AuthorEdit, Curation, PaperEdit
 from .diagnostics import Diagnostic, warning
-from .merge import group_records
-from .model import TitleOrigin, Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject
+from .merge import Regrouping, group_records
+from .model import Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject, TitleOrigin
 from .subjects import category
 from .text import derive_title, fold, plain_text, slugify
 
+T = TypeVar("T")
 
-def build_catalog(dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
-    """Merge every dump's records into the site's papers, authors and subjects."""
+
+def build_catalog(dumps: Sequence[Dump], curation: Curation, memo: CatalogMemo | None = None
+                  ) -> tuple[Catalog, list[Diagnostic]]:
+    """Merge every dump's records into the site's papers, authors and subjects.
+
+    With a ``memo`` (kept between calls) only what changed dumps touch is made again; the
+    result is the same.
+    """
+    if memo is not None and len({d.path for d in dumps}) == len(dumps):
+        return memo.build(dumps, curation)
     records = [r for dump in sorted(dumps, key=lambda d: d.path) for r in dump.records]
     groups, diagnostics = group_records(records)
-    names = _NameIndex(curation, dumps, records)
+    names = _NameIndex(curation, dumps)
     drafts = [_draft_paper(group, names, diagnostics) for group in groups]
     drafts, curation_diagnostics = _apply_curation(drafts, curation)
     diagnostics += curation_diagnostics
@@ -33,10 +52,116 @@ def build_catalog(dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, l
     return Catalog(tuple(papers), authors, subjects), diagnostics
 
 
+class CatalogMemo:
+    """What ``build_catalog`` made last time, for a Builder that rebuilds (watch mode).
+
+    A Builder's FileCache hands back the very same Dump, and so the same Records, for every
+    unchanged file. What was made from them is found again by identity: groups of records
+    (merge.Regrouping), each group's draft paper, each draft's finished paper. The memo holds
+    those objects, so their ids are not reused, and keeps only what the last call used.
+    """
+
+    def __init__(self) -> None:
+        self._clear()
+
+    def _clear(self) -> None:
+        self.groups = Regrouping()
+        self.names: _NameIndex | None = None
+        self.drafts: dict[int, tuple[list[Record], Paper, list[Diagnostic]]] = {}
+        """By group: the group, its draft and the draft's warnings."""
+        self.papers: dict[int, tuple[Paper, str, Paper]] = {}
+        """By draft: the draft, its slug and the finished paper."""
+        self.ordered: list[Paper] = []
+        """The drafts in the order they picked slugs."""
+        self.author_ids: dict[str, str] = {}
+        self.authors: AuthorMemo = {}
+
+    def build(self, dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
+        """``build_catalog`` of dumps with unique paths; after an error the memo starts afresh."""
+        try:
+            return self._build(dumps, curation)
+        except BaseException:
+            self._clear()
+            raise
+
+    def _build(self, dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
+        groups, diagnostics = self.groups.update(dumps)
+        names = self._names(curation, dumps)
+        drafts = self._drafts(groups, names, diagnostics)
+        drafts, curation_diagnostics = _apply_curation(drafts, curation)
+        diagnostics += curation_diagnostics
+        diagnostics += _missing_years(drafts)
+        papers = self._papers(drafts, dumps, names)
+        authors = _authors(papers, self.author_ids, dumps, names, curation, self.authors)
+        subjects = _build_subjects(papers, diagnostics)
+        return Catalog(tuple(papers), authors, subjects), diagnostics
+
+    def _names(self, curation: Curation, dumps: Sequence[Dump]) -> _NameIndex:
+        """The name index, counted again for changed dumps; anew when author curation changed
+        (and then drafts, which hold name keys, are made again too)."""
+        if self.names is None or self.names.edits != curation.authors:
+            self.names, self.drafts = _NameIndex(curation), {}
+        self.names.recount(dumps)
+        return self.names
+
+    def _drafts(self, groups: list[list[Record]], names: _NameIndex,
+                diagnostics: list[Diagnostic]) -> list[Paper]:
+        """A draft per group (and its warnings): last call's for the very same group."""
+        made = [hit if hit is not None and hit[0] is group else _drafted(group, names)
+                for hit, group in zip(map(self.drafts.get, map(id, groups)), groups)]
+        self.drafts = dict(zip(map(id, groups), made))
+        diagnostics.extend(chain.from_iterable(map(itemgetter(2), made)))
+        return list(map(itemgetter(1), made))
+
+    def _papers(self, drafts: list[Paper], dumps: Sequence[Dump], names: _NameIndex) -> list[Paper]:
+        """Drafts with their slugs and author ids: last call's paper where all three are equal."""
+        ordered = self._order(drafts)
+        slugs = _unique_slugs(ordered)
+        ids = _author_ids(_author_keys(drafts, dumps, names), names)
+        moved = {key for key, author_id in ids.items() if self.author_ids.get(key) != author_id}
+        made = [hit if (hit is not None and hit[0] is draft and hit[1] == slug
+                        and (not moved or moved.isdisjoint(draft.all_author_ids)))
+                else (draft, slug, _with_author_ids(replace(draft, id=slug), ids))
+                for hit, draft, slug in zip(map(self.papers.get, map(id, ordered)), ordered, slugs)]
+        self.papers = dict(zip(map(id, ordered), made))
+        self.ordered, self.author_ids = ordered, ids
+        return list(map(itemgetter(2), made))
+
+    def _order(self, drafts: list[Paper]) -> list[Paper]:
+        """``sorted(drafts, key=_id_order)``: last call's order, new drafts put in their place.
+        Sorted afresh when many are new (over a tenth: sorting is then faster), or a new one's
+        key ties (sorting keeps ties in ``drafts`` order)."""
+        now = set(map(id, drafts))
+        new = _those(drafts, now - self.papers.keys())
+        if len(new) > 16 + len(drafts) // 10:
+            return sorted(drafts, key=_id_order)
+        ordered = _those(self.ordered, now)
+        for draft in new:
+            at = bisect_right(ordered, _id_order(draft), key=_id_order)
+            if at and _id_order(ordered[at - 1]) == _id_order(draft):
+                return sorted(drafts, key=_id_order)
+            ordered.insert(at, draft)
+        return ordered
+
+
+def _drafted(group: list[Record], names: _NameIndex) -> tuple[list[Record], Paper, list[Diagnostic]]:
+    """A group with its draft and the draft's warnings."""
+    found: list[Diagnostic] = []
+    return group, _draft_paper(group, names, found), found
+
+
+def _those(items: Sequence[T], ids: Collection[int]) -> list[T]:
+    """The items whose ``id()`` is in ``ids``, in order; without a Python loop, as this runs
+    over every paper on every rebuild."""
+    return list(compress(items, map(ids.__contains__, map(id, items))))
+
+
 class _NameIndex:
     """Maps every spelling of a person's name to one key and one display name."""
 
-    def __init__(self, curation: Curation, dumps: Sequence[Dump], records: Sequence[Record]):
+    def __init__(self, curation: Curation, dumps: Sequence[Dump] = ()):
+        self.edits = curation.authors
+        """The curation entries for authors this index was made with."""
         self.alias: dict[str, str] = {}
         self.fixed: dict[str, str] = {}
         for edit in curation.authors:
@@ -45,18 +170,57 @@ class _NameIndex:
                 self.alias[fold(variant)] = key
             if edit.display_name:
                 self.fixed[key] = edit.display_name
-        spellings: dict[str, Counter[str]] = defaultdict(Counter)
+        self.spellings: dict[str, Counter[str]] = defaultdict(Counter)
+        self.display: dict[str, str] = {}
+        self.counted: dict[str, Dump] = {}
+        """The dumps counted, by path, when counted with ``recount``."""
+        touched: set[str] = set()
         for dump in dumps:
-            spellings[self.key(dump.owner)][dump.owner] += 1000  # a profile's own spelling wins
-        for record in records:
-            for name in record.authors:
-                spellings[self.key(name)][name] += 1
-        self.display = {key: self.fixed.get(key) or _best_spelling(c) for key, c in spellings.items()}
+            self._count(dump, 1, touched)
+        self._show(touched)
 
     def key(self, name: str) -> str:
         """The identity of a name: folded, then mapped through curation variants."""
         folded = fold(name)
         return self.alias.get(folded, folded)
+
+    def recount(self, dumps: Sequence[Dump]) -> None:
+        """Count spellings in ``dumps`` (unique paths) by taking back and adding only the dumps
+        that differ from the ones counted last time."""
+        now = {d.path: d for d in dumps}
+        touched: set[str] = set()
+        for path, dump in self.counted.items():
+            if now.get(path) is not dump:
+                self._count(dump, -1, touched)
+        for path, dump in now.items():
+            if self.counted.get(path) is not dump:
+                self._count(dump, 1, touched)
+        self.counted = now
+        self._show(touched)
+
+    def _count(self, dump: Dump, sign: int, touched: set[str]) -> None:
+        """Add (or with ``sign`` -1 take back) the spellings a dump uses."""
+        self._add(dump.owner, 1000 * sign, touched)  # a profile's own spelling wins
+        for record in dump.records:
+            for name in record.authors:
+                self._add(name, sign, touched)
+
+    def _add(self, name: str, count: int, touched: set[str]) -> None:
+        key = self.key(name)
+        counts = self.spellings[key]
+        counts[name] += count
+        if not counts[name]:
+            del counts[name]
+        touched.add(key)
+
+    def _show(self, keys: Iterable[str]) -> None:
+        """Choose the display names of these keys again; forget keys no dump uses any more."""
+        for key in keys:
+            if self.spellings[key]:
+                self.display[key] = self.fixed.get(key) or _best_spelling(self.spellings[key])
+            else:
+                del self.spellings[key]
+                self.display.pop(key, None)
 
 
 def _best_spelling(counts: Counter[str]) -> str:
@@ -143,51 +307,102 @@ def _missing_years(papers: list[Paper]) -> list[Diagnostic]:
 
 def _assign_paper_ids(drafts: list[Paper]) -> list[Paper]:
     """Stable, unique slugs from titles; collisions get the year, then a number."""
-    ordered = sorted(drafts, key=lambda p: (-(p.year or 0), fold(p.title), p.sources))
+    ordered = sorted(drafts, key=_id_order)
+    return [replace(paper, id=slug) for paper, slug in zip(ordered, _unique_slugs(ordered))]
+
+
+def _id_order(paper: Paper) -> tuple[int, str, tuple[SourceRef, ...]]:
+    """Newest first, then by title: the order in which papers pick their slugs."""
+    return -(paper.year or 0), fold(paper.title), paper.sources
+
+
+def _unique_slugs(ordered: Sequence[Paper]) -> list[str]:
+    """Each paper's slug, in order: its title's, else with the year, else with a number."""
     taken: set[str] = set()
-    papers = []
+    slugs = []
     for paper in ordered:
-        base = slugify(paper.title) or "paper"
-        candidates = [base, f"{base}-{paper.year}" if paper.year else base]
-        slug = next((c for c in candidates if c not in taken), None)
-        n = 2
-        while slug is None or slug in taken:
-            slug, n = f"{base}-{n}", n + 1
+        slug = slugify(paper.title) or "paper"
+        if slug in taken:
+            slug = _free_slug(slug, paper.year, taken)
         taken.add(slug)
-        papers.append(replace(paper, id=slug))
-    return papers
+        slugs.append(slug)
+    return slugs
+
+
+def _free_slug(base: str, year: int | None, taken: set[str]) -> str:
+    """A slug not taken yet for a paper whose title's slug is: with its year, else numbered."""
+    if year and f"{base}-{year}" not in taken:
+        return f"{base}-{year}"
+    n = 2
+    while f"{base}-{n}" in taken:
+        n += 1
+    return f"{base}-{n}"
 
 
 def _build_authors(papers: list[Paper], dumps: Sequence[Dump], names: _NameIndex,
                    curation: Curation) -> tuple[Author, ...]:
     """One Author per name key; paper author lists are rewritten from keys to author ids."""
-    keys = _unique(k for p in papers for k in p.all_author_ids)
-    keys = _unique(list(keys) + [names.key(d.owner) for d in dumps])
-    ids = _author_ids(keys, names)
+    ids = _author_ids(_author_keys(papers, dumps, names), names)
     for i, paper in enumerate(papers):
-        papers[i] = replace(paper, author_ids=tuple(ids[k] for k in paper.author_ids),
-                            extra_author_ids=tuple(ids[k] for k in paper.extra_author_ids))
-    paper_ids: dict[str, list[str]] = defaultdict(list)
-    for paper in papers:
-        for author_id in paper.all_author_ids:
+        papers[i] = _with_author_ids(paper, ids)
+    return _authors(papers, ids, dumps, names, curation)
+
+
+def _author_keys(papers: Iterable[Paper], dumps: Sequence[Dump], names: _NameIndex) -> set[str]:
+    """The name key of everyone on a paper, and of every profile's owner."""
+    keys = {k for p in papers for k in p.all_author_ids}
+    keys.update(names.key(d.owner) for d in dumps)
+    return keys
+
+
+def _with_author_ids(paper: Paper, ids: dict[str, str]) -> Paper:
+    return replace(paper, author_ids=tuple(ids[k] for k in paper.author_ids),
+                   extra_author_ids=tuple(ids[k] for k in paper.extra_author_ids))
+
+
+AuthorMemo = dict[str, tuple[tuple[object, ...], Author]]
+"""By author id: what an Author was made from, and the Author."""
+
+
+def _authors(papers: list[Paper], ids: dict[str, str], dumps: Sequence[Dump], names: _NameIndex,
+             curation: Curation, kept: AuthorMemo | None = None) -> tuple[Author, ...]:
+    """Every person of ``ids`` (name key -> author id) with their papers and profiles. With
+    ``kept``: last call's Author where made from equal inputs; ``kept`` then holds this call's."""
+    paper_ids: dict[str, list[str]] = {author_id: [] for author_id in ids.values()}
+    for paper in papers:  # this loop runs over every paper on every rebuild: kept lean
+        for author_id in paper.author_ids:
+            paper_ids[author_id].append(paper.id)
+        for author_id in paper.extra_author_ids:
             paper_ids[author_id].append(paper.id)
     profiles: dict[str, list[Profile]] = defaultdict(list)
     for dump in sorted(dumps, key=lambda d: d.path):
         profiles[ids[names.key(dump.owner)]].append(Profile(dump.path, dump.claim, len(dump.records)))
     details = {names.key(e.name): e for e in curation.authors}
+    before = dict(kept or {})
     authors = []
-    for key in keys:
-        edit = details.get(key)
-        authors.append(Author(
-            id=ids[key], name=names.display[key], paper_ids=tuple(paper_ids[ids[key]]),
-            profiles=tuple(profiles[ids[key]]),
-            affiliation=edit.affiliation if edit else None,
-            homepage=edit.homepage if edit else None,
-            variants=edit.variants if edit else ()))
+    for key, author_id in ids.items():
+        inputs = (names.display[key], tuple(paper_ids[author_id]), tuple(profiles[author_id]),
+                  details.get(key))
+        hit = before.get(author_id)
+        author = hit[1] if hit is not None and hit[0] == inputs else _author(author_id, *inputs)
+        if kept is not None:
+            kept[author_id] = (inputs, author)
+        authors.append(author)
+    if kept is not None:
+        for gone in before.keys() - ids.values():
+            del kept[gone]
     return tuple(sorted(authors, key=lambda a: (fold(a.name), a.id)))
 
 
-def _author_ids(keys: Sequence[str], names: _NameIndex) -> dict[str, str]:
+def _author(author_id: str, name: str, paper_ids: tuple[str, ...], profiles: tuple[Profile, ...],
+            edit: AuthorEdit | None) -> Author:
+    return Author(id=author_id, name=name, paper_ids=paper_ids, profiles=profiles,
+                  affiliation=edit.affiliation if edit else None,
+                  homepage=edit.homepage if edit else None,
+                  variants=edit.variants if edit else ())
+
+
+def _author_ids(keys: Iterable[str], names: _NameIndex) -> dict[str, str]:
     """Slug per name key, unique; processed in sorted order so ids do not depend on input order."""
     ids: dict[str, str] = {}
     taken: set[str] = set()
