@@ -1,4 +1,5 @@
-"""Route planning: the related-papers ranking against a plain reference implementation."""
+"""Route planning: the related-papers ranking against a plain reference implementation, and
+plans reusing the last plan (RouteMemo) against fresh plans."""
 
 from __future__ import annotations
 
@@ -7,8 +8,14 @@ from itertools import chain
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markupsafe import Markup
 
-from site_gen.routes import RELATED_LIMIT, _related
+from site_gen.cache import intern_catalog
+from site_gen.catalog import build_catalog
+from site_gen.curation import AuthorEdit, Curation
+from site_gen.model import Catalog, Dump, Paper, Record, SourceRef
+from site_gen.pages import Page
+from site_gen.routes import RELATED_LIMIT, RouteMemo, _related, plan_routes
 
 
 def reference(own: int, groups: list[tuple[int, ...]]) -> list[int]:
@@ -44,3 +51,110 @@ def test_a_prolific_author_is_probed_not_counted() -> None:
     # 4 is shared by both authors; then the newest of either, skipping the paper itself
     assert list(_related(7, [big, small], [frozenset(big), None], list(range(20_000)))) == \
         [4, 0, 2, 6, 8]
+
+
+# --- RouteMemo: a memoized plan equals a fresh one -------------------------------------------
+
+NAMES = ["Ann Lee", "Bo Wu", "Cy Ono", "Di Poe", "Ed Roy", "Flo Kim"]
+TITLES = ["Graph Kernels", "Sparse Attention At Scale For Long Inputs", "Token Routing",
+          "Cache Aware Scheduling Of Model Serving", "Zeta Functions", "Agents"]
+CODES = ["cs.LG", "cs.CL", "cs.DC", "stat.ML", "q-bio.NC"]
+PAGES = (Page("about", "About", Markup("<p>Hi</p>"), "content/pages/about.md"),
+         Page("about", "About again", Markup("<p>Hi</p>"), "content/pages/about2.md"))
+
+
+def record_spec() -> st.SearchStrategy[dict]:
+    """One record: short titles repeat (same year and title: tied ranks), abstracts differ."""
+    return st.fixed_dictionaries({
+        "owner": st.sampled_from(NAMES[:4]),
+        "title": st.sampled_from(TITLES),
+        "year": st.sampled_from([2019, 2020, 2021, None]),
+        "authors": st.lists(st.sampled_from(NAMES), max_size=4, unique=True),
+        "subjects": st.lists(st.sampled_from(CODES), max_size=3, unique=True),
+        "abstract": st.integers(0, 10**6),
+    })
+
+
+edit = st.one_of(
+    st.tuples(st.just("add"), record_spec()),
+    st.tuples(st.just("delete"), st.integers(0, 99)),
+    st.tuples(st.sampled_from(["abstract", "title", "year", "authors", "subjects", "owner"]),
+              st.integers(0, 99), record_spec()),
+    st.tuples(st.just("rename"), st.sampled_from(NAMES), st.sampled_from(["Zed Ash", "Al Bo", None])),
+    st.tuples(st.just("affiliation"), st.sampled_from(NAMES), st.sampled_from(["MIT", None])),
+    st.tuples(st.just("no-interning")),
+)
+
+
+def catalog_of(specs: list[dict], names: dict[str, tuple[str | None, str | None]]) -> Catalog:
+    """The catalog of these records, one dump per owner, with curation renaming authors."""
+    dumps = []
+    for owner in sorted({s["owner"] for s in specs}):
+        mine = [s for s in specs if s["owner"] == owner]
+        path = f"content/dumps/{owner}.txt"
+        records = tuple(Record(SourceRef(path, 10 * i + 1), owner, s["title"],
+                               tuple(s["authors"]), False, s["year"], tuple(s["subjects"]),
+                               f"We study topic {s['abstract']}.") for i, s in enumerate(mine))
+        dumps.append(Dump(path, "listing", owner, 1, None, records))
+    curation = Curation(authors=tuple(AuthorEdit(0, n, display_name=shown, affiliation=where)
+                                      for n, (shown, where) in sorted(names.items())))
+    return build_catalog(dumps, curation)[0]
+
+
+def apply_edit(specs: list[dict], names: dict[str, tuple[str | None, str | None]],
+               op: tuple) -> None:
+    kind = op[0]
+    if kind == "add":
+        specs.append(op[1])
+    elif kind == "delete" and specs:
+        del specs[op[1] % len(specs)]
+    elif kind in ("abstract", "title", "year", "authors", "subjects", "owner") and specs:
+        at = op[1] % len(specs)
+        specs[at] = {**specs[at], kind: op[2][kind]}
+    elif kind == "rename":
+        names[op[1]] = (op[2], names.get(op[1], (None, None))[1])
+    elif kind == "affiliation":
+        names[op[1]] = (names.get(op[1], (None, None))[0], op[2])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(record_spec(), max_size=12), st.lists(edit, min_size=1, max_size=8))
+def test_memoized_plans_equal_fresh_plans(start: list[dict], ops: list[tuple]) -> None:
+    specs, names = list(start), {}
+    memo = RouteMemo()
+    previous = catalog = catalog_of(specs, names)
+    assert plan_routes(catalog, PAGES, 3, memo) == plan_routes(catalog, PAGES, 3)
+    for op in ops:
+        apply_edit(specs, names, op)
+        catalog = catalog_of(specs, names)
+        if op[0] != "no-interning":
+            catalog, _ = intern_catalog(catalog, previous)
+        assert plan_routes(catalog, PAGES, 3, memo) == plan_routes(catalog, PAGES, 3), op
+        previous = catalog
+
+
+def holds_paper(value: object, paper_id: str) -> bool:
+    """Does a route's context hold (anywhere inside) the paper with this id?"""
+    if isinstance(value, Paper):
+        return value.id == paper_id
+    if isinstance(value, tuple):
+        return any(holds_paper(v, paper_id) for v in value)
+    return False
+
+
+def test_an_abstract_edit_keeps_every_route_that_does_not_show_the_paper() -> None:
+    specs = [{"owner": NAMES[i % 3], "title": f"{TITLES[i % 6]} number {i}", "year": 2018 + i % 4,
+              "authors": [NAMES[i % 3], NAMES[(i + 1) % 6]], "subjects": [CODES[i % 5]],
+              "abstract": i} for i in range(40)]
+    memo = RouteMemo()
+    before = catalog_of(specs, {})
+    old, _ = plan_routes(before, PAGES[:1], 3, memo)
+    specs[7] = {**specs[7], "abstract": 12345}
+    after, _ = intern_catalog(catalog_of(specs, {}), before)
+    new, _ = plan_routes(after, PAGES[:1], 3, memo)
+    edited = after.papers[[p.title for p in after.papers].index(specs[7]["title"])]
+    assert [r.url for r in new] == [r.url for r in old]
+    shows = [any(holds_paper(v, edited.id) for v in r.context.values()) for r in new]
+    assert 5 < sum(shows) < len(new) / 2
+    for route, was, shown in zip(new, old, shows):
+        assert (route is was) != shown, route.url
