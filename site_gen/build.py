@@ -43,7 +43,7 @@ from .render import (
     PageRendering,
     template_texts,
 )
-from .routes import Route, plan_routes
+from .routes import Route, RouteMemo, plan_routes
 from .safety import check_output_folder, escaping_symlinks
 from .search import search_outputs
 from .sitemap import sitemap_outputs
@@ -186,6 +186,8 @@ class Builder:
         """Per-paper pieces of the files beside the pages, reused by the next build (memo.py)."""
         self.catalog_memo = CatalogMemo() if self.keep_spare else None
         """What the catalog stage made, for a rebuild after a few dumps changed (catalog.py)."""
+        self.routes_memo = RouteMemo() if self.keep_spare else None
+        """The last plan of routes, for the next plan to reuse where it holds (routes.py)."""
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
         self._compiled: Mapping[str, str] = {}
         """The template sources the environment's compiled templates were made from."""
@@ -248,7 +250,7 @@ class Builder:
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
-        routes, last = plan_routes(catalog, pages, config.recent_papers)
+        routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo)
         stopwatch.lap("routes")
         diagnostics += found + more + most + last
         themed = resolve_theme(self.project, config)
