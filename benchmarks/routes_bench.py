@@ -9,6 +9,7 @@ dump is edited, and the edited catalog is read again and interned against the fi
 Builder does. Then ``plan_routes`` on the edited catalog is timed without a memo and with a
 memo filled by planning the first catalog (best of ``--runs``), and its routes and diagnostics
 are checked equal to the fresh plan's. Every dump is put back afterwards, even on failure.
+The garbage collector is paused while timing, as in a watch session (session.py).
 """
 
 from __future__ import annotations
@@ -108,8 +109,8 @@ def add_dump(project: Path) -> None:
     lines = listing_dumps(project)[0].read_text(encoding="utf-8").split("\n")
     starts = records(lines)
     known = "\n".join(lines[starts[0]:starts[1]]).rstrip("\n")
-    new = "\n\n".join(f"arXiv2021\n\nA Brand New Paper Number {n}\n\nWe study brand new thing "
-                      f"{n} in a setting nobody tried before, with care.\n\ncs.LG↗" for n in (1, 2))
+    new = "\n\n".join(f"arXiv2021\n\nA Brand New Paper Number {n}\n\nWe study brand new "
+                      f"thing {n} in a setting nobody tried before.\n\ncs.LG↗" for n in (1, 2))
     text = ("arXiv subjects\n\nNew Person\n\nPublications and source records attributed to New "
             f"Person.\n\n3 recordsLinked to original sources\n\n{new}\n\n{known}")
     (project / CONTENT_DIR / "dumps" / "999_new.txt").write_text(text, encoding="utf-8")
@@ -123,14 +124,19 @@ EDITS: dict[str, Callable[[Path], None]] = {
 
 def best(runs: int, timed: Callable[[], object], before: Callable[[], object] = lambda: None
          ) -> float:
-    """The fastest of ``runs`` calls of ``timed``, each after an untimed ``before``."""
+    """The fastest of ``runs`` calls of ``timed``, each after an untimed ``before``.
+
+    The collector is paused while timing, as a watch session pauses it while building.
+    """
     times = []
     for _ in range(runs):
         before()
         gc.collect()
+        gc.disable()
         started = time.perf_counter()
         timed()
         times.append(time.perf_counter() - started)
+        gc.enable()
     return min(times)
 
 

@@ -2,6 +2,12 @@
 
 A Route's context holds the frozen model objects its template shows, already grouped and
 sorted, so templates only lay them out. Two routes on one output path is an error.
+
+Given the previous call's ``RouteMemo`` (a watch-mode Builder keeps one), a plan redoes only
+what an edit touched: a route made of the very objects it was made from last time is last
+time's Route object, and the related-paper lists, the costly part, are computed again only
+for papers whose authors, subjects or neighbours in date order changed. The result is equal
+to a plan made from scratch, in the same order.
 """
 
 from __future__ import annotations
@@ -11,17 +17,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from itertools import chain, groupby
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from pathlib import PurePosixPath
 
 from .diagnostics import Diagnostic, error
 from .model import Author, Catalog, Paper, Subject
 from .pages import Page
+from .related import LONG_LIST, by_authors, by_subject
 from .urls import author_feed_url, author_url, output_path, paper_url, subject_feed_url, subject_url
-
-RELATED_LIMIT = 5
-_LONG_LIST = 64
-"""Authors with more papers than this get a set of them for probing (``_related``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,8 @@ class RouteMemo:
     def __init__(self) -> None:
         self.order: tuple[str, ...] = ()
         """Paper ids, newest first."""
+        self.rank: dict[str, int] = {}
+        """Paper id -> its place in ``order``."""
         self.papers: dict[str, _PaperPlan] = {}
         self.authors: dict[str, _AuthorPlan] = {}
         self.subjects: dict[str, Subject] = {}
@@ -55,7 +60,7 @@ class RouteMemo:
     def remember(self, catalog: Catalog, ranks: _Ranks, papers: list[_PaperPlan],
                  authors: list[_AuthorPlan], routes: list[Route]) -> None:
         """Hold this plan instead of the previous one."""
-        self.order = ranks.order
+        self.order, self.rank = ranks.order, ranks.rank
         self.papers = {plan.paper.id: plan for plan in papers}
         self.authors = {plan.author.id: plan for plan in authors}
         self.subjects = {s.code: s for s in catalog.subjects}
@@ -68,9 +73,8 @@ def plan_routes(
 ) -> tuple[tuple[Route, ...], list[Diagnostic]]:
     """Every HTML page of the site, with collision checks.
 
-    ``memo`` (the previous call's, kept by a Builder in watch mode) lets a route whose inputs
-    are the very objects it was planned from last time be that call's Route object again;
-    the call then replaces the memo's content with its own.
+    ``memo`` holds the previous call's plan, which this one reuses where it still holds (see
+    ``_Changes``); the call then replaces the memo's content with its own.
     """
     ranks = _Ranks.of(catalog)
     changes = _Changes.of(memo or RouteMemo(), catalog, ranks)
@@ -112,20 +116,22 @@ class _Ranks:
     by_rank: list[Paper]
     order: tuple[str, ...]
     rank: dict[str, int]
+    by_id: dict[str, Paper]
     subjects: dict[str, list[int]]
     authors: dict[str, tuple[int, ...]]
     author_sets: dict[str, frozenset[int]]
-    """The papers of authors with more than ``_LONG_LIST``, for probing (``_related``)."""
+    """The papers of authors with more than ``LONG_LIST``, for probing (``by_authors``)."""
 
     @classmethod
     def of(cls, catalog: Catalog) -> _Ranks:
         by_rank = sorted(catalog.papers, key=_newest_first)
         order = tuple(p.id for p in by_rank)
         rank = {pid: i for i, pid in enumerate(order)}
+        by_id = dict(zip(order, by_rank))
         subjects = {s.code: sorted(rank[pid] for pid in s.paper_ids) for s in catalog.subjects}
         authors = {a.id: tuple(sorted(rank[pid] for pid in a.paper_ids)) for a in catalog.authors}
-        sets = {a: frozenset(ranks) for a, ranks in authors.items() if len(ranks) > _LONG_LIST}
-        return cls(by_rank, order, rank, subjects, authors, sets)
+        sets = {a: frozenset(ranks) for a, ranks in authors.items() if len(ranks) > LONG_LIST}
+        return cls(by_rank, order, rank, by_id, subjects, authors, sets)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,22 +139,32 @@ class _Changes:
     """What changed since the memo's plan: ids whose object is new, gone or another object.
 
     Catalogs are interned (cache.py), so an unchanged paper, author or subject is the very
-    object it was, and a route made only of such objects can be last plan's Route.
+    object it was, and a route made only of such objects can be last plan's Route. Related
+    papers are kept as ids, valid while what they were computed from holds: papers that
+    *moved* (new, gone, or sorted elsewhere by a new year or title) shift the ranks of others,
+    which matters only to lists that count those papers or measure distances across them.
     """
 
     memo: RouteMemo
+    ranks: _Ranks
     papers: set[str]
     authors: set[str]
     subjects: set[str]
-    ranks_kept: bool
-    """Every paper has its old rank, so lists computed over ranks hold as they were."""
+    order_kept: bool
+    """The papers that did not move are in their old order (else no ranked list is reused)."""
+    tainted: set[str]
+    """Authors of papers that moved."""
+    shifted_before: list[int]
+    """Old ranks of the papers that moved or changed subjects, sorted (``keeps_nearby``)."""
+    shifted_now: list[int]
+    """Their ranks now, sorted."""
     profiled_kept: bool
     """The unchanged profiled authors are in their old order."""
 
     @classmethod
     def of(cls, memo: RouteMemo, catalog: Catalog, ranks: _Ranks) -> _Changes:
         if not memo.order:  # nothing to reuse (nor to compare with)
-            return cls(memo, set(), set(), set(), False, False)
+            return cls(memo, ranks, set(), set(), set(), False, set(), [], [], False)
         papers = {p.id for p in catalog.papers
                   if (plan := memo.papers.get(p.id)) is None or plan.paper is not p}
         papers.update(memo.papers.keys() - ranks.rank.keys())
@@ -157,24 +173,58 @@ class _Changes:
         authors.update(memo.authors.keys() - ranks.authors.keys())
         subjects = {s.code for s in catalog.subjects if memo.subjects.get(s.code) is not s}
         subjects.update(memo.subjects.keys() - ranks.subjects.keys())
+        moved = _moved(memo, catalog, ranks, papers)
+        order_kept = not moved or ([i for i in memo.order if i not in moved]
+                                   == [i for i in ranks.order if i not in moved])
+        tainted = {a for i in moved for p in _versions(memo, catalog, ranks, i)
+                   for a in p.all_author_ids}
+        shifted = moved | _resubjected(memo, catalog, ranks, papers)
         profiled_kept = ([a for a in memo.profiled if a not in authors]
                          == [a.id for a in catalog.profiled_authors if a.id not in authors])
-        return cls(memo, papers, authors, subjects, ranks.order == memo.order, profiled_kept)
+        return cls(memo, ranks, papers, authors, subjects, order_kept, tainted,
+                   sorted(memo.rank[i] for i in shifted if i in memo.rank),
+                   sorted(ranks.rank[i] for i in shifted if i in ranks.rank), profiled_kept)
 
     def keeps_related(self, paper: Paper, old: _PaperPlan) -> bool:
-        """Are the papers related by authors those of ``old``? (Same authors, same ranks.)"""
+        """Are the papers related by authors those of ``old``? (Same authors, and none of
+        their papers moved, so ranks among those papers are as they were.)"""
         ids = paper.all_author_ids
-        return self.ranks_kept and old.paper.all_author_ids == ids and self.authors.isdisjoint(ids)
+        return (self.order_kept and old.paper.all_author_ids == ids
+                and self.authors.isdisjoint(ids) and self.tainted.isdisjoint(ids))
 
-    def keeps_nearby(self, paper: Paper, old: _PaperPlan) -> bool:
-        """Are the papers related by subject those of ``old``? (Same subjects, same ranks.)"""
-        return (self.ranks_kept and old.paper.subjects == paper.subjects
-                and self.subjects.isdisjoint(paper.subjects))
+    def keeps_nearby(self, paper: Paper, old: _PaperPlan
+                     ) -> tuple[tuple[str, ...], tuple[int, int]] | None:
+        """The papers ``old`` relates by subject, and the span of ranks they were read from,
+        now; None when they may differ.
+
+        A span that holds no paper that moved or changed subjects, before or now, holds the
+        same papers in the same order (the others kept theirs), perhaps shifted as a whole:
+        each subject's neighbours, and their distances, are as they were.
+        """
+        if not self.order_kept or old.paper.subjects != paper.subjects:
+            return None
+        if not self.shifted_before and not self.shifted_now:
+            return old.nearby, old.span
+        lo, hi = old.span
+        if _any_within(self.shifted_before, lo, hi):
+            return None
+        start = 0 if lo == 0 else self.ranks.rank[self.memo.order[lo]]
+        end = (len(self.ranks.order) - 1 if hi == len(self.memo.order) - 1
+               else self.ranks.rank[self.memo.order[hi]])
+        return None if _any_within(self.shifted_now, start, end) else (old.nearby, (start, end))
+
+    def keeps_route(self, paper: Paper, old: _PaperPlan, related: tuple[str, ...],
+                    nearby: tuple[str, ...]) -> bool:
+        """Does ``old``'s route show exactly these objects?"""
+        return (old.paper is paper and related == old.related and nearby == old.nearby
+                and self.authors.isdisjoint(paper.all_author_ids)
+                and self.subjects.isdisjoint(paper.subjects)
+                and self.papers.isdisjoint(related) and self.papers.isdisjoint(nearby))
 
     def keeps_author(self, author: Author, old: _AuthorPlan) -> bool:
         """Is ``old``'s route this author's? (It holds the author, its papers in rank order,
         its co-authors, subjects and the profiled among its co-authors.)"""
-        return (old.author is author and self.ranks_kept and self.profiled_kept
+        return (old.author is author and self.order_kept and self.profiled_kept
                 and self.papers.isdisjoint(author.paper_ids)
                 and self.authors.isdisjoint(old.coauthors)
                 and self.subjects.isdisjoint(old.subjects))
@@ -183,6 +233,34 @@ class _Changes:
         """Last plan's route for this URL when it is equal, so the renderer sees it is."""
         old = self.memo.routes.get(route.url)
         return old if old is not None and old == route else route
+
+
+def _moved(memo: RouteMemo, catalog: Catalog, ranks: _Ranks, changed: set[str]) -> set[str]:
+    """Changed papers that are new, gone, or sort differently (none when no rank changed)."""
+    if ranks.order == memo.order:
+        return set()
+    return {i for i in changed if i not in memo.papers or i not in ranks.rank
+            or _newest_first(memo.papers[i].paper) != _newest_first(catalog.paper(i))}
+
+
+def _resubjected(memo: RouteMemo, catalog: Catalog, ranks: _Ranks, changed: set[str]
+                 ) -> set[str]:
+    """Changed papers, in both plans, whose subjects changed."""
+    return {i for i in changed if i in memo.papers and i in ranks.rank
+            and memo.papers[i].paper.subjects != catalog.paper(i).subjects}
+
+
+def _versions(memo: RouteMemo, catalog: Catalog, ranks: _Ranks, paper_id: str) -> list[Paper]:
+    """The paper as the memo's plan had it and as it is now, where it exists."""
+    before = memo.papers.get(paper_id)
+    return ([before.paper] if before is not None else []) + (
+        [catalog.paper(paper_id)] if paper_id in ranks.rank else [])
+
+
+def _any_within(sorted_ranks: list[int], lo: int, hi: int) -> bool:
+    """Is any of these ranks between lo and hi (inclusive)?"""
+    at = bisect.bisect_left(sorted_ranks, lo)
+    return at < len(sorted_ranks) and sorted_ranks[at] <= hi
 
 
 def _route(url: str, template: str, source: str = "", **context: object) -> Route:
@@ -226,108 +304,55 @@ def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Sub
 
 @dataclass(frozen=True, slots=True)
 class _PaperPlan:
-    """A paper's route, and the ids of the related papers it lists (for the next plan)."""
+    """A paper's route, with what the next plan needs to tell whether it still holds."""
 
     paper: Paper
     route: Route
     related: tuple[str, ...]
+    """Ids of the papers related by authors."""
     nearby: tuple[str, ...]
+    """Ids of the papers related by subject."""
+    span: tuple[int, int]
+    """The ranks those were read from (``related.by_subject``)."""
 
 
 def _paper_plan(catalog: Catalog, paper: Paper, ranks: _Ranks, changes: _Changes) -> _PaperPlan:
-    """Last plan's when the paper, its authors, subjects and related papers are the same."""
+    """Last plan's when the paper, its authors, subjects and related papers are the same;
+    its related papers are looked for again only where they may differ."""
     old = changes.memo.papers.get(paper.id)
-    if old is None:
-        return _new_paper_plan(catalog, paper, ranks)
-    related = old.related if changes.keeps_related(paper, old) else None
-    nearby = old.nearby if changes.keeps_nearby(paper, old) else None
-    if (old.paper is paper and related is not None and nearby is not None
-            and changes.papers.isdisjoint(related) and changes.papers.isdisjoint(nearby)):
-        return old
-    plan = _new_paper_plan(catalog, paper, ranks, related, nearby)
-    return replace(plan, route=old.route) if plan.route == old.route else plan
-
-
-def _new_paper_plan(catalog: Catalog, paper: Paper, ranks: _Ranks,
-                    related: tuple[str, ...] | None = None,
-                    nearby: tuple[str, ...] | None = None) -> _PaperPlan:
-    """The paper's route; related papers given by id are not looked for again."""
+    related = old.related if old is not None and changes.keeps_related(paper, old) else None
+    kept = changes.keeps_nearby(paper, old) if old is not None else None
     if related is None:
         ids = paper.all_author_ids
-        by_authors = _related(ranks.rank[paper.id], [ranks.authors[a] for a in ids],
-                              [ranks.author_sets.get(a) for a in ids], ranks.by_rank)
-    else:
-        by_authors = tuple(catalog.paper(pid) for pid in related)
-    by_subject = (_nearby_in_subjects(paper, ranks.rank, ranks.subjects, ranks.by_rank)
-                  if nearby is None else tuple(catalog.paper(pid) for pid in nearby))
-    route = _route(
+        related = _ids(ranks, by_authors(ranks.rank[paper.id], [ranks.authors[a] for a in ids],
+                                         [ranks.author_sets.get(a) for a in ids]))
+    if kept is None:
+        found, span = by_subject(ranks.rank[paper.id], [ranks.subjects[c] for c in paper.subjects],
+                                 len(ranks.order))
+        kept = _ids(ranks, found), span
+    nearby, span = kept
+    if old is not None and changes.keeps_route(paper, old, related, nearby):
+        return old if span == old.span else replace(old, span=span)
+    return _PaperPlan(paper, _paper_route(catalog, ranks, paper, related, nearby), related, nearby,
+                      span)
+
+
+def _ids(ranks: _Ranks, found: Iterable[int]) -> tuple[str, ...]:
+    return tuple(map(ranks.order.__getitem__, found))
+
+
+def _paper_route(catalog: Catalog, ranks: _Ranks, paper: Paper, related: tuple[str, ...],
+                 nearby: tuple[str, ...]) -> Route:
+    return _route(
         paper_url(paper.id), "paper.html", paper=paper,
-        authors=tuple(catalog.author(a) for a in paper.author_ids),
-        extra_authors=tuple(catalog.author(a) for a in paper.extra_author_ids),
-        subjects=tuple(catalog.subject(c) for c in paper.subjects),
-        related_by_authors=by_authors,
-        related_by_subject=by_subject,
+        authors=tuple(map(catalog.author, paper.author_ids)),
+        extra_authors=tuple(map(catalog.author, paper.extra_author_ids)),
+        subjects=tuple(map(catalog.subject, paper.subjects)),
+        related_by_authors=tuple(map(ranks.by_id.__getitem__, related)),
+        related_by_subject=tuple(map(ranks.by_id.__getitem__, nearby)),
     )
-    return _PaperPlan(paper, route, tuple(map(_ID, by_authors)), tuple(map(_ID, by_subject)))
 
 
-def _nearby_in_subjects(paper: Paper, rank: Mapping[str, int],
-                        ranked_subjects: Mapping[str, list[int]], by_rank: list[Paper]
-                        ) -> tuple[Paper, ...]:
-    """Papers sharing the most subjects, nearest in date; only neighbours are looked at."""
-    own = rank[paper.id]
-    candidates: Counter[int] = Counter()
-    for code in paper.subjects:
-        ranks = ranked_subjects[code]
-        at = bisect.bisect_left(ranks, own)
-        candidates.update(ranks[max(0, at - RELATED_LIMIT):at + RELATED_LIMIT + 1])
-    candidates.pop(own, None)
-    best = sorted(candidates.items(),  # a few dozen: cheaper than heapq.nsmallest
-                  key=lambda kv: (-kv[1], abs(kv[0] - own), kv[0]))[:RELATED_LIMIT]
-    return tuple(by_rank[r] for r, _ in best)
-
-
-def _related(own: int, groups: list[tuple[int, ...]], sets: list[frozenset[int] | None],
-             by_rank: list[Paper]) -> tuple[Paper, ...]:
-    """Other papers ranked by how many of these authors they share, then newest first.
-
-    ``groups`` are the authors' papers as ranks, sorted. Counting every paper of every author
-    would cost the square of a prolific author's paper count summed over that author's
-    papers, so the longest list is not counted: it is probed (through its set in ``sets``)
-    for the papers of the other lists, and read from its start for papers it alone holds.
-    """
-    longest = max(range(len(groups)), key=lambda i: len(groups[i]), default=None)
-    if longest is None:
-        return ()
-    counts = Counter(chain.from_iterable(g for i, g in enumerate(groups) if i != longest))
-    probe = sets[longest]
-    if probe is None:
-        probe = frozenset(groups[longest])
-    for candidate in counts:
-        if candidate in probe:
-            counts[candidate] += 1
-    counts.pop(own, None)
-    shared = sorted(counts.items())  # by rank
-    shared.sort(key=itemgetter(1), reverse=True)  # most shared first; stable, so newest first
-    best = shared[:RELATED_LIMIT]
-    if len(best) < RELATED_LIMIT or best[-1][1] == 1:
-        alone = [(r, 1) for r in _first_not_in(groups[longest], counts, own, RELATED_LIMIT)]
-        best = sorted([kv for kv in best if kv[1] > 1] + sorted(
-            [kv for kv in best if kv[1] == 1] + alone)[:RELATED_LIMIT],
-            key=itemgetter(1), reverse=True)[:RELATED_LIMIT]
-    return tuple(by_rank[r] for r, _ in best)
-
-
-def _first_not_in(ranks: tuple[int, ...], counted: Mapping[int, int], own: int,
-                  limit: int) -> list[int]:
-    """The first ``limit`` ranks of a sorted list that are neither counted nor ``own``."""
-    found: list[int] = []
-    for r in ranks:
-        if r != own and r not in counted:
-            found.append(r)
-            if len(found) == limit:
-                break
-    return found
 @dataclass(frozen=True, slots=True)
 class _AuthorPlan:
     """An author's route, and the co-authors and subjects it counts (for the next plan)."""

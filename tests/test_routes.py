@@ -15,7 +15,8 @@ from site_gen.catalog import build_catalog
 from site_gen.curation import AuthorEdit, Curation
 from site_gen.model import Catalog, Dump, Paper, Record, SourceRef
 from site_gen.pages import Page
-from site_gen.routes import RELATED_LIMIT, RouteMemo, _related, plan_routes
+from site_gen.related import RELATED_LIMIT, by_authors
+from site_gen.routes import RouteMemo, plan_routes
 
 
 def reference(own: int, groups: list[tuple[int, ...]]) -> list[int]:
@@ -41,16 +42,14 @@ def authors_of_a_paper(draw: st.DrawFn) -> tuple[int, list[tuple[int, ...]]]:
 def test_related_papers_match_counting_every_paper(case, with_sets: bool) -> None:
     own, groups = case
     sets = [frozenset(g) if with_sets else None for g in groups]
-    by_rank = list(range(302))
-    assert list(_related(own, groups, sets, by_rank)) == reference(own, groups)  # type: ignore[arg-type]
+    assert list(by_authors(own, groups, sets)) == reference(own, groups)
 
 
 def test_a_prolific_author_is_probed_not_counted() -> None:
     big = tuple(range(0, 20_000, 2))
     small = (4, 7, 9, 11)
     # 4 is shared by both authors; then the newest of either, skipping the paper itself
-    assert list(_related(7, [big, small], [frozenset(big), None], list(range(20_000)))) == \
-        [4, 0, 2, 6, 8]
+    assert list(by_authors(7, [big, small], [frozenset(big), None])) == [4, 0, 2, 6, 8]
 
 
 # --- RouteMemo: a memoized plan equals a fresh one -------------------------------------------
@@ -80,7 +79,8 @@ edit = st.one_of(
     st.tuples(st.just("delete"), st.integers(0, 99)),
     st.tuples(st.sampled_from(["abstract", "title", "year", "authors", "subjects", "owner"]),
               st.integers(0, 99), record_spec()),
-    st.tuples(st.just("rename"), st.sampled_from(NAMES), st.sampled_from(["Zed Ash", "Al Bo", None])),
+    st.tuples(st.just("rename"), st.sampled_from(NAMES),
+              st.sampled_from(["Zed Ash", "Al Bo", None])),
     st.tuples(st.just("affiliation"), st.sampled_from(NAMES), st.sampled_from(["MIT", None])),
     st.tuples(st.just("no-interning")),
 )
