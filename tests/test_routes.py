@@ -1,15 +1,21 @@
 """Route planning: the related-papers ranking against a plain reference implementation, and
-plans reusing the last plan (RouteMemo) against fresh plans."""
+plans reusing the last plan (RouteMemo) against fresh plans over random edits.
+
+CI runs a few hundred edit sequences; ``SITE_GEN_FUZZ=long`` runs thousands.
+"""
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from itertools import chain
 
+from conftest import abstract, listing_dump
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
 
+from site_gen.build import Builder
 from site_gen.cache import intern_catalog
 from site_gen.catalog import build_catalog
 from site_gen.curation import AuthorEdit, Curation
@@ -58,6 +64,7 @@ NAMES = ["Ann Lee", "Bo Wu", "Cy Ono", "Di Poe", "Ed Roy", "Flo Kim"]
 TITLES = ["Graph Kernels", "Sparse Attention At Scale For Long Inputs", "Token Routing",
           "Cache Aware Scheduling Of Model Serving", "Zeta Functions", "Agents"]
 CODES = ["cs.LG", "cs.CL", "cs.DC", "stat.ML", "q-bio.NC"]
+LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
 PAGES = (Page("about", "About", Markup("<p>Hi</p>"), "content/pages/about.md"),
          Page("about", "About again", Markup("<p>Hi</p>"), "content/pages/about2.md"))
 
@@ -117,8 +124,9 @@ def apply_edit(specs: list[dict], names: dict[str, tuple[str | None, str | None]
         names[op[1]] = (names.get(op[1], (None, None))[0], op[2])
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(record_spec(), max_size=12), st.lists(edit, min_size=1, max_size=8))
+@settings(max_examples=3000 if LONG else 200, deadline=None)
+@given(st.lists(record_spec(), max_size=20 if LONG else 12),
+       st.lists(edit, min_size=1, max_size=12 if LONG else 8))
 def test_memoized_plans_equal_fresh_plans(start: list[dict], ops: list[tuple]) -> None:
     specs, names = list(start), {}
     memo = RouteMemo()
@@ -158,3 +166,17 @@ def test_an_abstract_edit_keeps_every_route_that_does_not_show_the_paper() -> No
     assert 5 < sum(shows) < len(new) / 2
     for route, was, shown in zip(new, old, shows):
         assert (route is was) != shown, route.url
+
+
+def test_only_a_builder_that_rebuilds_keeps_the_plan(make_project) -> None:
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", [
+        (2020, "Paper One On Systems", abstract("graphs"), ["cs.LG"]),
+        (2021, "Paper Two On Systems", abstract("tokens"), ["cs.CL"])])})
+    watching, once = Builder(project, keep_spare=True), Builder(project, project / "once")
+    assert watching.build().ok and once.build().ok
+    assert once.routes_memo is None
+    assert watching.routes_memo is not None and len(watching.routes_memo.papers) == 2
+    first = watching.routes_memo.papers
+    assert watching.build().ok
+    assert all(watching.routes_memo.papers[i] is plan for i, plan in first.items())
+    watching.close()
