@@ -222,10 +222,10 @@ class _Changes:
                 and self.papers.isdisjoint(related) and self.papers.isdisjoint(nearby))
 
     def keeps_author(self, author: Author, old: _AuthorPlan) -> bool:
-        """Is ``old``'s route this author's? (It holds the author, its papers in rank order,
-        its co-authors, subjects and the profiled among its co-authors.)"""
-        return (old.author is author and self.order_kept and self.profiled_kept
-                and self.papers.isdisjoint(author.paper_ids)
+        """Does ``old``'s route show the very objects this author's would? (The author, its
+        papers, co-authors and subjects; the papers in rank order, and the profiled among the
+        co-authors in their order, which hold as long as the others kept theirs.)"""
+        return (old.author is author and self.papers.isdisjoint(author.paper_ids)
                 and self.authors.isdisjoint(old.coauthors)
                 and self.subjects.isdisjoint(old.subjects))
 
@@ -367,16 +367,18 @@ def _author_plan(catalog: Catalog, profiled: tuple[Author, ...], author: Author,
                  ranks: _Ranks, changes: _Changes) -> _AuthorPlan:
     """Last plan's when the author and everything its page shows are the same objects."""
     old = changes.memo.authors.get(author.id)
-    if old is not None and changes.keeps_author(author, old):
+    if old is None or not changes.keeps_author(author, old):
+        return _new_author_plan(catalog, profiled, author, ranks)
+    if changes.order_kept and changes.profiled_kept:
         return old
-    plan = _new_author_plan(catalog, profiled, author,
-                            [ranks.by_rank[r] for r in ranks.authors[author.id]])
-    return replace(plan, route=old.route) if old is not None and plan.route == old.route else plan
+    plan = _new_author_plan(catalog, profiled, author, ranks)  # its lists may be reordered
+    return replace(plan, route=old.route) if plan.route == old.route else plan
 
 
 def _new_author_plan(catalog: Catalog, profiled: tuple[Author, ...], author: Author,
-                     newest_first: list[Paper]) -> _AuthorPlan:
+                     ranks: _Ranks) -> _AuthorPlan:
     papers = [catalog.paper(pid) for pid in author.paper_ids]
+    newest_first = [ranks.by_rank[r] for r in ranks.authors[author.id]]
     coauthors = Counter(a for p in papers for a in p.all_author_ids if a != author.id)
     subjects = Counter(code for p in papers for code in p.subjects)
     profiled_with = tuple(a for a in profiled if a.id != author.id and a.id in coauthors)
