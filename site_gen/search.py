@@ -443,6 +443,15 @@ def _index_files(docs: list[DocPiece], fragments: list[bytes | None],
             fragments[number] = None
         yield f"d/{number}.json", fragment
         fragment = None
+    rest = _term_files(docs, keys, memo)
+    for name in sorted(rest):  # after every d/ name
+        yield name, rest.pop(name)
+
+
+def _term_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: SearchMemo
+                ) -> dict[str, bytes]:
+    """Subject lists, term shards and vocabularies by relative name."""
+    total = len(docs)
     rest: dict[str, bytes] = {}
     for code, ids in sorted(_subject_ids(docs).items()):
         rest[f"s/{code}.json"] = encode_json(encode_ids(ids, total))
@@ -460,9 +469,7 @@ def _index_files(docs: list[DocPiece], fragments: list[bytes | None],
         memo.term_json = {t: j for t, j in memo.term_json.items() if t in encoded}
     for key, group in _by_first_letter(terms):
         rest[f"v/{key}.json"] = encode_json(" ".join(group))
-    del encoded, terms, shards, term_json
-    for name in sorted(rest):  # after every d/ name
-        yield name, rest.pop(name)
+    return rest
 
 
 def _shard_json(shard: list[str], encoded: dict[str, str], texts: dict[str, str]) -> bytes:
