@@ -32,8 +32,8 @@ def files_of(builder: Builder, plan: object) -> tuple[dict[str, bytes], float]:
     """The BibTeX global and the site files of ``plan``, and the seconds they took."""
     started = time.perf_counter()
     entries = builder._bibtex(plan, False)  # type: ignore[arg-type]
-    groups, _ = builder._site_files(plan, entries, False)  # type: ignore[arg-type]
-    files = {name: data for group in groups for name, data in group.items()}
+    stream, _ = builder._site_files(plan, entries, False)  # type: ignore[arg-type]
+    files = {name: data if isinstance(data, bytes) else b"".join(data) for name, data in stream}
     return files, time.perf_counter() - started
 
 

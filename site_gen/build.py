@@ -22,15 +22,15 @@ import jinja2
 
 from .cache import FileCache, Lookup, RenderMemory, intern_catalog, is_stale
 from .catalog import CatalogMemo, build_catalog
-from .citations import bibtex_entries, citation_outputs
+from .citations import bibtex_entries, citation_files
 from .config import CONFIG_FILE, Config, load_config, with_site_url
 from .curation import CURATION_FILE, load_curation
 from .diagnostics import Diagnostic, Severity, error, has_errors, warning
-from .exports import export_outputs
-from .feeds import feed_outputs
+from .exports import export_files
+from .feeds import feed_files
 from .memo import SiteFilesMemo
 from .model import Catalog, Dump
-from .output import OutputError, OutputTree, StaleOutput, WriteResult
+from .output import OutputError, OutputTree, Staging, StaleOutput, WriteResult
 from .pages import Page, read_pages
 from .progress import NoProgress, Progress, Stopwatch
 from .readers import read_dump
@@ -45,7 +45,7 @@ from .render import (
 )
 from .routes import Route, RouteMemo, plan_routes
 from .safety import check_output_folder, escaping_symlinks
-from .search import search_outputs
+from .search import JsonParts, search_files
 from .sitemap import sitemap_outputs
 
 CONTENT_DIR = "content"
@@ -182,8 +182,9 @@ class Builder:
         self.static: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
         self.fragments = FragmentMemo()
-        self.site_memo = SiteFilesMemo()
-        """Per-paper pieces of the files beside the pages, reused by the next build (memo.py)."""
+        self.site_memo = SiteFilesMemo(keep=self.keep_spare)
+        """Per-paper pieces of the files beside the pages, reused by the next build (memo.py);
+        a one-shot build keeps none."""
         self.catalog_memo = CatalogMemo() if self.keep_spare else None
         """What the catalog stage made, for a rebuild after a few dumps changed (catalog.py)."""
         self.routes_memo = RouteMemo() if self.keep_spare else None
@@ -321,16 +322,9 @@ class Builder:
                     # with worker processes, pages are rendered meanwhile
                     for name in sorted(assets):
                         staging.put(name, assets[name])
-                    groups, kept_files = self._site_files(plan, entries, same_catalog)
-                    files: set[str] = set()
-                    for group in groups:  # each written and let go before the next is made
-                        clashes = taken_names(names | assets.keys(), group)
-                        if clashes:
-                            raise _Clash(clashes)
-                        for name in sorted(group):
-                            staging.put(name, group[name])
-                        files.update(group)
-                        del group
+                    stream, kept_files = self._site_files(plan, entries, same_catalog)
+                    files = self._put_site_files(stream, staging, names | assets.keys())
+                    del stream
                     stopwatch.lap("site files")
                     rendered = pages.result()
                 self.progress.finish()
@@ -346,6 +340,28 @@ class Builder:
         return BuildResult(tuple(_sorted(diagnostics)), staging.result, len(plan.routes),
                            plan.catalog, len(rendered), reread, plan.config)
 
+    def _put_site_files(self, stream: Iterator[SiteFile], staging: Staging,
+                        taken: Collection[str]) -> set[str]:
+        """Stage each file beside the pages as it is made, and let it go before the next is
+        made; their names, when a rebuild will need them. Raises _Clash when a file has the
+        name of a page or static file (after the generators ran, as before)."""
+        files: set[str] = set()
+        clashes: dict[str, bytes] = {}
+        for name, data in stream:
+            if name in taken:
+                clashes[name] = b""
+            elif not clashes:
+                if isinstance(data, bytes):
+                    staging.put(name, data)
+                else:
+                    staging.put_parts(name, data)
+                if self.keep_spare:
+                    files.add(name)
+            data = b""  # not kept alive while the next file is made
+        if clashes:
+            raise _Clash(taken_names(taken, clashes))
+        return files
+
     def _bibtex(self, plan: Plan, same_catalog: bool) -> Mapping[str, str]:
         """BibTeX entries of every paper (a template global): last build's if nothing changed."""
         before = self.memory.tracked.get("bibtex")
@@ -355,16 +371,15 @@ class Builder:
         return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations)
 
     def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool
-                    ) -> tuple[Iterator[dict[str, bytes]], set[str]]:
-        """The files beside the pages, a generator's at a time, or (when all they are made
-        from is unchanged) the names of last build's, which the output keeps."""
+                    ) -> tuple[Iterator[SiteFile], set[str]]:
+        """The files beside the pages, one at a time, or (when all they are made from is
+        unchanged) the names of last build's, which the output keeps."""
         key, names = self.memory.site_files
         live = self.tree.digests()
         if same_catalog and key == _site_files_key(plan) and all(live.get(n) for n in names):
             return iter(()), set(names)
-        return site_file_groups(plan.catalog, plan.config, plan.routes, dict(entries),
-                                plan.build_time, self.site_memo,
-                                keep_pieces=self.keep_spare), set()
+        return site_file_stream(plan.catalog, plan.config, plan.routes, dict(entries),
+                                plan.build_time, self.site_memo), set()
 
     def _stale_routes(self, routes: tuple[Route, ...], changes: frozenset[Lookup] | None,
                       fresh: bool) -> tuple[Route, ...]:
@@ -424,39 +439,40 @@ def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],
     ``memo`` (kept by a Builder) lets each generator reuse the pieces of unchanged papers.
     """
     files: dict[str, bytes] = {}
-    for group in site_file_groups(catalog, config, routes, entries, build_time, memo):
-        collisions = files.keys() & group.keys()
-        assert not collisions, f"two generators write {sorted(collisions)}"  # fixed names in urls.py
-        files.update(group)
+    for name, data in site_file_stream(catalog, config, routes, entries, build_time, memo):
+        assert name not in files, f"two generators write {name}"  # fixed names in urls.py
+        files[name] = data if isinstance(data, bytes) else b"".join(data)
     return files
 
 
-def site_file_groups(catalog: Catalog, config: Config, routes: tuple[Route, ...],
-                     entries: dict[str, str], build_time: datetime | None,
-                     memo: SiteFilesMemo | None = None, keep_pieces: bool = True
-                     ) -> Iterator[dict[str, bytes]]:
-    """``site_files``, one generator's files at a time, so they can be written and let go.
+SiteFile = tuple[str, bytes | JsonParts]
+"""A file beside the pages: its name, and its bytes or the parts they join from (a big JSON
+document, for ``Staging.put_parts``)."""
 
-    With ``keep_pieces=False`` (a one-shot build) each generator's pieces are dropped from
-    ``memo`` once its files are taken: nothing will rebuild from them.
+
+def site_file_stream(catalog: Catalog, config: Config, routes: tuple[Route, ...],
+                     entries: dict[str, str], build_time: datetime | None,
+                     memo: SiteFilesMemo | None = None) -> Iterator[SiteFile]:
+    """``site_files`` one file at a time, each made when it is asked for, so that it can be
+    written and let go before the next is made.
+
+    A memo that keeps nothing (``SiteFilesMemo(keep=False)``, a one-shot build) holds no
+    generator's pieces beyond the file being made; each generator's leftovers go when it ends.
     """
     memo = memo or SiteFilesMemo()
-    pages_files = {NOJEKYLL: b""}
+    yield NOJEKYLL, b""
     if config.cname:
-        pages_files[CNAME] = config.cname.encode("utf-8") + b"\n"
-    yield pages_files
-    yield sitemap_outputs(routes, config.site_url, memo.sitemap)
-    if not keep_pieces:
-        memo.drop("sitemap")
-    generators: tuple[tuple[str, Callable[[], dict[str, bytes]]], ...] = (
-        ("search", lambda: search_outputs(catalog, memo.search)),
-        ("feeds", lambda: feed_outputs(catalog, config, build_time, memo.feeds)),
-        ("citations", lambda: citation_outputs(catalog, config.site_url, entries, memo.citations)),
-        ("exports", lambda: export_outputs(catalog, config, memo.exports)),
+        yield CNAME, config.cname.encode("utf-8") + b"\n"
+    yield from sitemap_outputs(routes, config.site_url, memo.sitemap).items()
+    generators: tuple[tuple[str, Callable[[], Iterator[SiteFile]]], ...] = (
+        ("search", lambda: search_files(catalog, memo.search)),
+        ("feeds", lambda: feed_files(catalog, config, build_time, memo.feeds)),
+        ("citations", lambda: citation_files(catalog, config.site_url, entries, memo.citations)),
+        ("exports", lambda: export_files(catalog, config, memo.exports)),
     )
     for part, make in generators:
-        yield make()
-        if not keep_pieces:
+        yield from make()
+        if not memo.keep:
             memo.drop(part)
 
 

@@ -10,7 +10,7 @@ the JSON encoder. Author lists say honestly what is known (see ``author_roster``
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import unquote, urlsplit
@@ -60,11 +60,11 @@ Names = tuple[tuple[str, ...], tuple[str, ...]]
 class CitationMemo:
     """Citation pieces kept between builds (memo.py): keys, BibTeX entries, files per paper."""
 
-    def __init__(self) -> None:
-        self.keys: Pieces[str] = Pieces()
-        self.bibtex: Pieces[str] = Pieces()
-        self.files: Pieces[tuple[bytes, bytes, bytes]] = Pieces()
-        self.authors: Pieces[bytes] = Pieces()
+    def __init__(self, keep: bool = True) -> None:
+        self.keys: Pieces[str] = Pieces(keep)
+        self.bibtex: Pieces[str] = Pieces(keep)
+        self.files: Pieces[tuple[bytes, bytes, bytes]] = Pieces(keep)
+        self.authors: Pieces[bytes] = Pieces(keep)
 
 
 def author_names(paper: Paper, catalog: Catalog) -> Names:
@@ -365,28 +365,32 @@ def bibtex_entries(catalog: Catalog, site_url: str,
 def citation_outputs(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
                      memo: CitationMemo | None = None) -> dict[str, bytes]:
     """Every citation file of the site, by output path."""
+    return dict(citation_files(catalog, site_url, entries, memo))
+
+
+def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
+                   memo: CitationMemo | None = None) -> Iterator[tuple[str, bytes]]:
+    """``citation_outputs`` one file at a time, each made when it is asked for."""
     memo = memo or CitationMemo()
     keys = citation_keys(catalog, memo.keys)
     entries = entries if entries is not None else bibtex_entries(catalog, site_url, memo)
-    outputs: dict[str, bytes] = {}
     for paper in catalog.papers:
         entry, key = entries[paper.id], keys[paper.id]
         names = author_names(paper, catalog)
         bib, ris, csl = memo.files.get(
             paper.id, (paper, names, key, entry, site_url),
             lambda: _paper_files(paper, catalog, key, entry, site_url, names))  # noqa: B023
-        outputs[citation_url(paper.id, "bib")] = bib
-        outputs[citation_url(paper.id, "ris")] = ris
-        outputs[citation_url(paper.id, "csl")] = csl
+        yield citation_url(paper.id, "bib"), bib
+        yield citation_url(paper.id, "ris"), ris
+        yield citation_url(paper.id, "csl"), csl
     paper_of = catalog.paper
     for author in catalog.authors:
         mine = tuple([paper_of(pid) for pid in author.paper_ids])
         texts = tuple([entries[pid] for pid in author.paper_ids])
-        outputs[author_bibtex_url(author.id)] = memo.authors.get(
+        yield author_bibtex_url(author.id), memo.authors.get(
             author.id, (mine, texts), lambda: _author_bibtex(mine, entries))  # noqa: B023
     memo.files.done()
     memo.authors.done()
-    return outputs
 
 
 def _paper_files(paper: Paper, catalog: Catalog, key: str, entry: str, site_url: str,

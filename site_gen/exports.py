@@ -7,11 +7,13 @@ a new version. URLs are absolute (under ``site_url``) so the files are useful an
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .citations import Names, author_names, author_roster, paper_links
 from .config import Config
 from .memo import Pieces
 from .model import Author, Catalog, Paper
-from .search import json_array, json_bytes, json_object
+from .search import JsonParts, json_array, json_bytes, json_object_parts
 from .text import plain_text
 from .urls import (
     AUTHORS_EXPORT,
@@ -32,9 +34,9 @@ EXPORT_VERSION = 1
 class ExportMemo:
     """The JSON text of each paper's and author's export entry, kept between builds (memo.py)."""
 
-    def __init__(self) -> None:
-        self.papers: Pieces[bytes] = Pieces()
-        self.authors: Pieces[bytes] = Pieces()
+    def __init__(self, keep: bool = True) -> None:
+        self.papers: Pieces[bytes] = Pieces(keep)
+        self.authors: Pieces[bytes] = Pieces(keep)
 
 
 def export_outputs(catalog: Catalog, config: Config,
@@ -43,22 +45,29 @@ def export_outputs(catalog: Catalog, config: Config,
 
     They are joined from each entry's JSON text; with a memo, unchanged entries are reused.
     """
+    return {name: b"".join(parts) for name, parts in export_files(catalog, config, memo)}
+
+
+def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = None
+                 ) -> Iterator[tuple[str, JsonParts]]:
+    """``export_outputs``, each file as the parts it joins from (``Staging.put_parts``)."""
     memo = memo or ExportMemo()
     site_url = config.site_url
+    site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
     papers = [memo.papers.get(p.id, (p, names, site_url),
                               lambda: json_bytes(_paper(p, catalog, site_url, names)))  # noqa: B023
               for p in catalog.papers for names in (author_names(p, catalog),)]
+    memo.papers.done()
+    yield PAPERS_EXPORT, json_object_parts(
+        {"version": version, "site": site, "papers": json_array(papers),
+         "subjects": json_bytes(_subjects(catalog, config))}, b"\n")
+    del papers
     authors = [memo.authors.get(a.id, (a, site_url),
                                 lambda: json_bytes(_author(a, site_url)))  # noqa: B023
                for a in catalog.authors]
-    memo.papers.done()
     memo.authors.done()
-    site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
-    papers_text = json_object({"version": version, "site": site, "papers": json_array(papers),
-                               "subjects": json_bytes(_subjects(catalog, config))}, b"\n")
-    authors_text = json_object({"version": version, "site": site, "authors": json_array(authors)},
-                               b"\n")
-    return {PAPERS_EXPORT: papers_text, AUTHORS_EXPORT: authors_text}
+    yield AUTHORS_EXPORT, json_object_parts(
+        {"version": version, "site": site, "authors": json_array(authors)}, b"\n")
 
 
 def _site(config: Config) -> dict[str, object]:

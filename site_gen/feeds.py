@@ -11,7 +11,7 @@ so it is made once per paper and, with a ``FeedMemo``, kept between builds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -60,20 +60,26 @@ def feed_specs(catalog: Catalog, config: Config) -> tuple[FeedSpec, ...]:
 class FeedMemo:
     """Entry texts by paper and whole feeds by URL, kept between builds (memo.py)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = True) -> None:
         self.entries: Pieces[str] = Pieces()
-        self.feeds: Pieces[bytes] = Pieces()
+        """Kept within a build whatever ``keep`` says: every feed holding a paper shares it."""
+        self.feeds: Pieces[bytes] = Pieces(keep)
 
 
 def feed_outputs(catalog: Catalog, config: Config, build_time: datetime | None = None,
                  memo: FeedMemo | None = None) -> dict[str, bytes]:
     """Every Atom feed of the site, by output path."""
+    return dict(feed_files(catalog, config, build_time, memo))
+
+
+def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = None,
+               memo: FeedMemo | None = None) -> Iterator[tuple[str, bytes]]:
+    """``feed_outputs`` one feed at a time, each made when it is asked for."""
     memo = memo or FeedMemo()
-    outputs = {spec.url: render_feed(spec, catalog, config, build_time, memo)
-               for spec in feed_specs(catalog, config)}
+    for spec in feed_specs(catalog, config):
+        yield spec.url, render_feed(spec, catalog, config, build_time, memo)
     memo.entries.done()
     memo.feeds.done()
-    return outputs
 
 
 def render_feed(spec: FeedSpec, catalog: Catalog, config: Config,

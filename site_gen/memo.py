@@ -21,12 +21,16 @@ V = TypeVar("V")
 class Pieces(Generic[V]):
     """Values by key, each with the inputs it was made from; reused while the inputs are equal."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = True) -> None:
+        self.keep = keep
+        """False: keep nothing, make every value (a one-shot build, which no build follows)."""
         self._kept: dict[Hashable, tuple[object, V]] = {}
         self._used: dict[Hashable, tuple[object, V]] = {}
 
     def get(self, key: Hashable, inputs: object, make: Callable[[], V]) -> V:
         """The value kept for ``key`` if it was made from equal ``inputs``, else ``make()``."""
+        if not self.keep:
+            return make()
         kept = self._used.get(key) or self._kept.get(key)
         if kept is not None and (kept[0] is inputs or kept[0] == inputs):
             value = kept[1]
@@ -44,21 +48,26 @@ class Pieces(Generic[V]):
 
 
 class SiteFilesMemo:
-    """Every generator's pieces, kept by a Builder between builds (``forget`` drops them)."""
+    """Every generator's pieces, kept by a Builder between builds (``forget`` drops them).
 
-    def __init__(self) -> None:
+    With ``keep=False`` (a one-shot build) the pieces are not kept at all: each generator
+    then holds only what its files need at once, and lets each file go once it is written.
+    """
+
+    def __init__(self, keep: bool = True) -> None:
         from .citations import CitationMemo
         from .exports import ExportMemo
         from .feeds import FeedMemo
         from .search import SearchMemo
 
-        self.citations = CitationMemo()
-        self.exports = ExportMemo()
-        self.feeds = FeedMemo()
-        self.search = SearchMemo()
-        self.sitemap: Pieces[bytes] = Pieces()
+        self.keep = keep
+        self.citations = CitationMemo(keep)
+        self.exports = ExportMemo(keep)
+        self.feeds = FeedMemo(keep)
+        self.search = SearchMemo(keep)
+        self.sitemap: Pieces[bytes] = Pieces(keep)
 
     def drop(self, part: str) -> None:
-        """Forget one generator's pieces (``"search"``, ``"feeds"``, ...): a one-shot build
-        lets them go once that generator's files are written."""
-        setattr(self, part, type(getattr(self, part))())
+        """Forget one generator's pieces (``"search"``, ``"feeds"``, ...)."""
+        memo = getattr(self, part)
+        setattr(self, part, type(memo)(self.keep))

@@ -29,7 +29,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -174,7 +174,7 @@ class OutputTree:
         _prune(trees.staging, trees.spare, staging.target, staging.spare_dirs)
         if _read_or_none(trees.staging / MARKER) != MARKER_TEXT:
             _clear(trees.staging / MARKER)
-            _write_file(trees.staging / MARKER, MARKER_TEXT)
+            _write_file(trees.staging / MARKER, (MARKER_TEXT,))
         staging.result = WriteResult(tuple(sorted(staging.changed)),
                                      tuple(sorted(trees.live.keys() - staging.target.keys())))
         _swap(trees.staging, self.output, self.keep_spare, old_files=len(trees.live))
@@ -224,7 +224,8 @@ class Staging:
         self.existed = existed
         self.previous: Sources = previous or {}
         self.remember = remember
-        """Note what each ``put`` staged, for the next build (an OutputTree that keeps a spare)."""
+        """Keep what ``put`` was given for the next build (only a tree that keeps a spare has
+        one: a one-shot build would hold every small file of the site until its end)."""
         self.sources: Sources = {}
         self.target: Manifest = {}
         self.changed: list[str] = []
@@ -253,17 +254,30 @@ class Staging:
         if self.remember and len(data) <= REMEMBERED_BYTES:
             self.sources[name] = (data, receipt.digest)
 
+    def put_parts(self, name: str, parts: Sequence[bytes]) -> None:
+        """Stage one file given as consecutive parts, never joined into one bytes object: the
+        same file as ``put(name, b"".join(parts))`` (a 380 MB export need not be copied whole).
+        """
+        want = hashlib.blake2b(digest_size=16)
+        for part in parts:
+            want.update(part)
+        self.record(self._write(name, want.digest(), parts))
+
     def write(self, name: str, data: bytes) -> Receipt:
         """Put a file in the spare: left alone if the spare has these bytes, hard-linked from
         the output if the output has them, written otherwise."""
-        trees, want = self.trees, digest(data)
-        same = _same_as_live(trees, name, want, data)
+        return self._write(name, digest(data), (data,))
+
+    def _write(self, name: str, want: bytes, parts: Sequence[bytes]) -> Receipt:
+        """``write`` of the bytes ``parts`` join into, whose digest is ``want``."""
+        trees = self.trees
+        same = _same_as_live(trees, name, want, parts)
         if trees.spare.get(name) != want:
             _make_dirs(trees.staging, os.path.dirname(name), self._made)
             if name in trees.spare:  # else nothing is there (or _write_file finds out)
                 _clear(trees.staging / name)
             if not (same and _link(trees.output / name, trees.staging / name)):
-                _write_file(trees.staging / name, data)
+                _write_file(trees.staging / name, parts)
         return Receipt(name, want, not same)
 
     def record(self, receipt: Receipt) -> None:
@@ -325,12 +339,16 @@ def _prepare_spare(staging: Path) -> tuple[Manifest, set[str]]:
     return _unknown(_list_files(staging)), set(_list_dirs(staging))
 
 
-def _same_as_live(trees: _Trees, name: str, want: bytes, data: bytes) -> bool:
-    """Does the output already hold these bytes? Compares digests, or bytes when unknown."""
+def _same_as_live(trees: _Trees, name: str, want: bytes, parts: Sequence[bytes]) -> bool:
+    """Does the output already hold the bytes ``parts`` join into? Compares digests, or (when
+    the output's is unknown) the bytes: a whole file at once, a file in parts by its digest."""
     known = trees.live.get(name)
     if known is not None or name not in trees.live:
         return known == want
-    return _read_or_none(trees.output / name, size=len(data)) == data
+    size = sum(map(len, parts))
+    if len(parts) == 1:
+        return _read_or_none(trees.output / name, size=size) == parts[0]
+    return _digest_or_none(trees.output / name, size=size) == want
 
 
 def _read_or_none(path: Path, size: int | None = None) -> bytes | None:
@@ -340,6 +358,18 @@ def _read_or_none(path: Path, size: int | None = None) -> bytes | None:
         if not stat.S_ISREG(info.st_mode) or (size is not None and info.st_size != size):
             return None
         return path.read_bytes()
+    except OSError:
+        return None
+
+
+def _digest_or_none(path: Path, size: int) -> bytes | None:
+    """``digest`` of a regular file's bytes, read in blocks (None as ``_read_or_none``)."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size != size:
+            return None
+        with open(path, "rb", buffering=0) as file:
+            return hashlib.file_digest(file, lambda: hashlib.blake2b(digest_size=16)).digest()
     except OSError:
         return None
 
@@ -417,21 +447,43 @@ def _link(current: Path, target: Path) -> bool:
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
-def _write_file(target: Path, data: bytes) -> None:
-    """Create a new file (never write into an existing inode: the trees share them)."""
+def _write_file(target: Path, parts: Sequence[bytes]) -> None:
+    """Create a new file holding ``parts`` one after the other (never write into an existing
+    inode: the trees share them)."""
     try:
         fd = os.open(target, _CREATE, FILE_MODE)
     except (FileExistsError, IsADirectoryError):  # something no manifest knew of
         _clear(target)
         fd = os.open(target, _CREATE, FILE_MODE)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
+        if len(parts) == 1:
+            view = memoryview(parts[0])
+            while view:
+                view = view[os.write(fd, view):]
+        else:
+            for start in range(0, len(parts), WRITEV_BUFFERS):
+                _writev_all(fd, list(parts[start:start + WRITEV_BUFFERS]))
         if _umask() & FILE_MODE:
             os.fchmod(fd, FILE_MODE)
     finally:
         os.close(fd)
+
+
+WRITEV_BUFFERS = 1024
+"""Buffers handed to one ``os.writev`` (Linux's IOV_MAX)."""
+
+
+def _writev_all(fd: int, buffers: list[bytes | memoryview]) -> None:
+    """Write every buffer, in order, however many bytes each ``writev`` call takes."""
+    while buffers:
+        written = os.writev(fd, buffers)
+        done = 0
+        while done < len(buffers) and written >= len(buffers[done]):
+            written -= len(buffers[done])
+            done += 1
+        del buffers[:done]
+        if written:
+            buffers[0] = memoryview(buffers[0])[written:]
 
 
 def _prune(staging: Path, spare: Manifest, target: Manifest, dirs: set[str]) -> None:

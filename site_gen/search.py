@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import json
 import re
 import unicodedata
@@ -107,32 +108,51 @@ def search_outputs(catalog: Catalog, memo: SearchMemo | None = None) -> dict[str
     With a memo, each document's words and texts are reused while its paper or author is
     the same, and the postings are updated in place when only some documents changed.
     """
+    return {name: data if isinstance(data, bytes) else b"".join(data)
+            for name, data in search_files(catalog, memo)}
+
+
+def search_files(catalog: Catalog, memo: SearchMemo | None = None
+                 ) -> Iterator[tuple[str, bytes | JsonParts]]:
+    """``search_outputs`` one file at a time; ``search.json`` as the parts it joins from.
+
+    A memo that keeps nothing (``SearchMemo(keep=False)``, a one-shot build) keeps no
+    document's words either: the postings are counted as each document is made, and each
+    result fragment is let go once it is written.
+    """
     memo = memo or SearchMemo()
     papers = ordered_papers(catalog)
     authors = ordered_authors(catalog)
-    docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
-    docs += [_author_piece(a, memo.docs) for a in authors]
-    memo.docs.done()
     keys = tuple([("p", p.id) for p in papers] + [("a", a.id) for a in authors])
-    files = dict(_index_files(docs, keys, memo))
+    fragments: list[bytes | None]
+    if memo.keep:
+        docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
+        docs += [_author_piece(a, memo.docs) for a in authors]
+        memo.docs.done()
+        fragments = [d.fragment for d in docs]
+    else:
+        docs, fragments, memo.index = _counted_docs(catalog, papers, authors)
     version = hashlib.sha256()
-    for name in sorted(files):
-        version.update(files[name])
-    manifest = _manifest(catalog, docs, files, version.hexdigest()[:10], memo.shard_starts)
-    out = {INDEX_DIR + name: data for name, data in files.items()}
-    out[INDEX_DIR + "meta.json"] = encode_json(manifest)
-    out[SEARCH_FILE] = _search_json(catalog, dict(zip(keys, docs, strict=True)))
-    return out
+    names = []
+    for name, data in _index_files(docs, fragments, keys, memo):  # in name order
+        version.update(data)  # the version is of every file in turn
+        names.append(name)
+        yield INDEX_DIR + name, data
+        data = b""
+    del fragments
+    manifest = _manifest(catalog, docs, names, version.hexdigest()[:10], memo.shard_starts)
+    yield INDEX_DIR + "meta.json", encode_json(manifest)
+    yield SEARCH_FILE, _search_json(catalog, dict(zip(keys, docs, strict=True)))
 
 
-def _search_json(catalog: Catalog, docs: dict[tuple[str, str], DocPiece]) -> bytes:
+def _search_json(catalog: Catalog, docs: dict[tuple[str, str], DocPiece]) -> JsonParts:
     """``search.json``: the bytes of ``encode_json(search_index(catalog))``, from kept texts."""
     papers = json_array(docs["p", p.id].entry for p in catalog.papers)
     authors = json_array(docs["a", a.id].entry for a in catalog.authors)
     subjects = json_bytes({s.code: s.name for s in catalog.subjects})
-    return json_object({"version": json_bytes(SEARCH_VERSION),
-                        "index": json_bytes(INDEX_DIR + "meta.json"),
-                        "papers": papers, "authors": authors, "subjects": subjects}, b"\n")
+    return json_object_parts({"version": json_bytes(SEARCH_VERSION),
+                              "index": json_bytes(INDEX_DIR + "meta.json"),
+                              "papers": papers, "authors": authors, "subjects": subjects}, b"\n")
 
 
 # ---- documents ----------------------------------------------------------------------------
@@ -201,15 +221,16 @@ class DocPiece:
 class SearchMemo:
     """Documents' pieces and the postings of the last index, kept between builds (memo.py)."""
 
-    def __init__(self) -> None:
-        self.docs: Pieces[DocPiece] = Pieces()
+    def __init__(self, keep: bool = True) -> None:
+        self.keep = keep
+        self.docs: Pieces[DocPiece] = Pieces(keep)
         self.keys: tuple[tuple[str, str], ...] | None = None
         """The documents the postings below number, in order; None when there are none."""
         self.terms: list[Terms] = []
         self.index: dict[str, list[list[int]]] = {}
         self.encoded: dict[str, str] = {}
         self.term_json: dict[str, str] = {}
-        self.shards: Pieces[bytes] = Pieces()
+        self.shards: Pieces[bytes] = Pieces(keep)
         self.shard_starts: list[str] = []
 
 
@@ -217,18 +238,59 @@ def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocP
     names = tuple([catalog.author(a).name for a in paper.all_author_ids])
     subjects = tuple([catalog.subject(code).name for code in paper.subjects])
     return memo.get(("p", paper.id), (paper, names, subjects),
-                    lambda: _make_piece(_paper_doc(catalog, paper), _paper_entry(paper, names)))
+                    lambda: _make_piece(*_paper_made(catalog, paper, names)))
 
 
 def _author_piece(author: Author, memo: Pieces[DocPiece]) -> DocPiece:
-    return memo.get(("a", author.id), author,
-                    lambda: _make_piece(_author_doc(author), _author_entry(author)))
+    return memo.get(("a", author.id), author, lambda: _make_piece(*_author_made(author)))
+
+
+def _paper_made(catalog: Catalog, paper: Paper, names: tuple[str, ...] | None = None
+                ) -> tuple[SearchDoc, dict[str, object]]:
+    """A paper's document and its ``search.json`` entry."""
+    if names is None:
+        names = tuple([catalog.author(a).name for a in paper.all_author_ids])
+    return _paper_doc(catalog, paper), _paper_entry(paper, names)
+
+
+def _author_made(author: Author) -> tuple[SearchDoc, dict[str, object]]:
+    return _author_doc(author), _author_entry(author)
 
 
 def _make_piece(doc: SearchDoc, entry: dict[str, object]) -> DocPiece:
-    terms = tuple(field_terms(text, field) for field, text in enumerate(doc.fields))
-    return DocPiece(terms, encode_json(doc.fragment), json_bytes(entry),  # type: ignore[arg-type]
+    return DocPiece(_doc_terms(doc), encode_json(doc.fragment), json_bytes(entry),
                     doc.year, doc.subjects, doc.is_paper)
+
+
+def _doc_terms(doc: SearchDoc) -> Terms:
+    return tuple([field_terms(text, field)  # type: ignore[return-value]
+                  for field, text in enumerate(doc.fields)])
+
+
+NO_TERMS: Terms = (frozenset(), frozenset(), frozenset(), frozenset())
+
+
+def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author]
+                  ) -> tuple[list[DocPiece], list[bytes | None], dict[str, list[list[int]]]]:
+    """Pieces without their words (``NO_TERMS``) or fragments, the fragments, and the postings
+    counted as each document is made: what ``_postings`` makes of kept words, but no
+    document's words outlive it (at 100,000 papers they took 1.7 GB)."""
+    index: dict[str, list[list[int]]] = {}
+    docs: list[DocPiece] = []
+    fragments: list[bytes | None] = []
+    made = itertools.chain((_paper_made(catalog, p) for p in papers),
+                           (_author_made(a) for a in authors))
+    for number, (doc, entry) in enumerate(made):
+        for field, text in enumerate(doc.fields):
+            for term in field_terms(text, field):
+                lists = index.get(term)
+                if lists is None:
+                    lists = index[term] = [[], [], [], []]
+                lists[field].append(number)
+        fragments.append(encode_json(doc.fragment))
+        docs.append(DocPiece(NO_TERMS, b"", json_bytes(entry), doc.year, doc.subjects,
+                             doc.is_paper))
+    return docs, fragments, index
 
 
 def field_terms(text: str, field: int) -> frozenset[str]:
@@ -303,9 +365,13 @@ def _update_postings(memo: SearchMemo, terms: list[Terms]) -> set[str]:
 def _encoded_terms(keys: tuple[tuple[str, str], ...], docs: list[DocPiece],
                    memo: SearchMemo) -> dict[str, str]:
     """Every term's encoded postings: updated in place when the documents are the same ones in
-    the same order (a paper's text changed), else made again from the kept terms."""
-    terms = [d.terms for d in docs]
+    the same order (a paper's text changed), else made again from the kept terms. A memo that
+    keeps nothing holds the postings already (``_counted_docs``), and lets them go."""
     total = len(docs)
+    if not memo.keep:
+        index, memo.index = memo.index, {}
+        return {t: encode_term(lists, total) for t, lists in index.items()}
+    terms = [d.terms for d in docs]
     if memo.keys == keys:
         memo.keys = None  # until the update below is complete
         for term in _update_postings(memo, terms):
@@ -364,32 +430,50 @@ def term_order(term: str) -> bytes:
 
 # ---- files --------------------------------------------------------------------------------
 
-def _index_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: SearchMemo
+def _index_files(docs: list[DocPiece], fragments: list[bytes | None],
+                 keys: tuple[tuple[str, str], ...], memo: SearchMemo
                  ) -> Iterator[tuple[str, bytes]]:
-    """Term shards, vocabularies, subject lists and result fragments by relative name."""
+    """Result fragments, subject lists, term shards and vocabularies by relative name, in
+    name order. A memo that keeps nothing lets each fragment go once it is taken."""
     total = len(docs)
+    for number in sorted(range(total), key=lambda n: f"{n}.json"):
+        fragment = fragments[number]
+        assert fragment is not None
+        if not memo.keep:
+            fragments[number] = None
+        yield f"d/{number}.json", fragment
+        fragment = None
+    rest = _term_files(docs, keys, memo)
+    for name in sorted(rest):  # after every d/ name
+        yield name, rest.pop(name)
+
+
+def _term_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: SearchMemo
+                ) -> dict[str, bytes]:
+    """Subject lists, term shards and vocabularies by relative name."""
+    total = len(docs)
+    rest: dict[str, bytes] = {}
+    for code, ids in sorted(_subject_ids(docs).items()):
+        rest[f"s/{code}.json"] = encode_json(encode_ids(ids, total))
     encoded = _encoded_terms(keys, docs, memo)
     terms = sorted(encoded, key=term_order)
     shards = _shards(terms, encoded)
     memo.shard_starts = [shard[0] for shard in shards if shard]
+    term_json = memo.term_json if memo.keep else {}
     for number, shard in enumerate(shards):
         inputs = (tuple(shard), tuple([encoded[t] for t in shard]))
-        make = lambda: _shard_json(shard, encoded, memo)  # noqa: B023 (called at once)
-        yield f"t/{number}.json", memo.shards.get(number, inputs, make)
+        make = lambda: _shard_json(shard, encoded, term_json)  # noqa: B023 (called at once)
+        rest[f"t/{number}.json"] = memo.shards.get(number, inputs, make)
     memo.shards.done()
     if len(memo.term_json) > 2 * len(encoded) + 1000:  # words edited away: forget them
         memo.term_json = {t: j for t, j in memo.term_json.items() if t in encoded}
     for key, group in _by_first_letter(terms):
-        yield f"v/{key}.json", encode_json(" ".join(group))
-    for code, ids in sorted(_subject_ids(docs).items()):
-        yield f"s/{code}.json", encode_json(encode_ids(ids, total))
-    for number, doc in enumerate(docs):
-        yield f"d/{number}.json", doc.fragment
+        rest[f"v/{key}.json"] = encode_json(" ".join(group))
+    return rest
 
 
-def _shard_json(shard: list[str], encoded: dict[str, str], memo: SearchMemo) -> bytes:
+def _shard_json(shard: list[str], encoded: dict[str, str], texts: dict[str, str]) -> bytes:
     """``encode_json({term: encoded})`` of one shard, from each term's kept JSON text."""
-    texts = memo.term_json
     members = []
     for term in sorted(shard):
         text = texts.get(term)
@@ -433,7 +517,7 @@ def _subject_ids(docs: list[DocPiece]) -> dict[str, list[int]]:
     return found
 
 
-def _manifest(catalog: Catalog, docs: list[DocPiece], files: dict[str, bytes],
+def _manifest(catalog: Catalog, docs: list[DocPiece], files: Iterable[str],
               version: str, shard_starts: list[str]) -> dict[str, object]:
     """What the search page loads first: sizes, shard ranges, years and subjects."""
     papers = sum(d.is_paper for d in docs)
@@ -475,6 +559,12 @@ def json_object(members: Mapping[str, bytes | JsonParts], end: bytes = b"") -> b
     A member may be given in parts (``json_array``); the document, ``end`` included, is
     made by a single join, since each copy of a 40 MB export costs as much as its pieces.
     """
+    return b"".join(json_object_parts(members, end))
+
+
+def json_object_parts(members: Mapping[str, bytes | JsonParts], end: bytes = b"") -> JsonParts:
+    """``json_object`` in the parts it joins, for a writer that never joins them
+    (``Staging.put_parts``)."""
     parts: JsonParts = [b"{"]
     for key, value in sorted(members.items()):
         parts += (json_bytes(key), b":")
@@ -484,7 +574,7 @@ def json_object(members: Mapping[str, bytes | JsonParts], end: bytes = b"") -> b
             parts += value
         parts.append(b",")
     parts[-1:] = [b"}", end] if len(parts) > 1 else [b"{}", end]
-    return b"".join(parts)
+    return parts
 
 
 def json_array(texts: Iterable[bytes]) -> JsonParts:

@@ -175,3 +175,80 @@ def test_a_deletion_cut_short_is_finished_by_the_next_build(tmp_path: Path, monk
     OutputTree(out, keep_spare=False).write(V3)
     assert wait_until_gone([leftover])
     assert read_tree(out) == tree_of(V3)
+
+
+# ---- files in parts ------------------------------------------------------------------------
+
+PARTS = [b'{"papers":[', b'{"id":"a"}', b",", b"", b'{"id":"b"}', b"]}\n"]
+
+
+def put_all(tree: OutputTree, files: dict[str, bytes | list[bytes]]) -> None:
+    with tree.staging() as staging:
+        for name, data in sorted(files.items()):
+            if isinstance(data, bytes):
+                staging.put(name, data)
+            else:
+                staging.put_parts(name, data)
+
+
+def test_a_file_in_parts_is_the_file_of_its_parts_joined(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(output_module, "WRITEV_BUFFERS", 4)  # more parts than one writev takes
+    many = [bytes([65 + i % 26]) * i for i in range(40)]
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    put_all(tree, {**V1, "papers.json": PARTS, "many.txt": many, "none.json": []})
+    joined = {**V1, "papers.json": b"".join(PARTS), "many.txt": b"".join(many), "none.json": b""}
+    assert read_tree(out) == tree_of(joined)
+    assert tree.digests()["papers.json"] == output_module.digest(b"".join(PARTS))
+    assert tree.digests() == {name: output_module.digest(data) for name, data in joined.items()}
+
+
+def test_writev_may_take_part_of_the_buffers(tmp_path: Path, monkeypatch) -> None:
+    real = os.writev
+    monkeypatch.setattr(output_module.os, "writev",
+                        lambda fd, buffers: real(fd, [bytes(memoryview(buffers[0])[:3])]))
+    out = tmp_path / "_site"
+    put_all(OutputTree(out, keep_spare=False), {"papers.json": PARTS})
+    assert (out / "papers.json").read_bytes() == b"".join(PARTS)
+
+
+def test_a_file_in_parts_is_linked_or_left_alone_as_a_whole_one_is(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    put_all(tree, {**V1, "papers.json": PARTS})
+    put_all(tree, {**V2, "papers.json": list(PARTS)})  # the output has it: linked, unchanged
+    spare = staging_paths(out)[0]
+    assert os.stat(out / "papers.json").st_ino == os.stat(spare / "papers.json").st_ino
+    inode = os.stat(out / "papers.json").st_ino
+    put_all(tree, {**V3, "papers.json": PARTS})  # the spare has it too: nothing to do
+    assert os.stat(out / "papers.json").st_ino == inode
+    changed = PARTS[:-1] + [b"]}\n\n"]
+    with tree.staging() as staging:
+        staging.put_parts("papers.json", changed)
+    assert staging.result.changed == ("papers.json",)
+    assert read_tree(out) == tree_of({"papers.json": b"".join(changed)})
+    assert os.stat(out / "papers.json").st_ino != inode  # a new file, never the shared inode
+
+
+def test_a_file_in_parts_is_compared_with_an_output_it_does_not_know(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    OutputTree(out, keep_spare=False).write({**V1, "papers.json": b"".join(PARTS),
+                                             "authors.json": b"[1]"})
+    tree = OutputTree(out, keep_spare=False)  # a new process: the output's digests unknown
+    with tree.staging() as staging:
+        staging.put_parts("papers.json", PARTS)           # the same bytes: linked
+        staging.put_parts("authors.json", [b"[", b"2]"])  # the same size, other bytes
+    assert staging.result.changed == ("authors.json",)
+    assert read_tree(out) == tree_of({"papers.json": b"".join(PARTS), "authors.json": b"[2]"})
+
+
+def test_a_one_shot_tree_remembers_no_bytes_it_staged(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    with OutputTree(out, keep_spare=False).staging() as staging:
+        for name, data in V1.items():
+            staging.put(name, data)
+    assert staging.sources == {}
+    with OutputTree(out).staging() as staging:
+        for name, data in V1.items():
+            staging.put(name, data)
+    assert staging.sources.keys() == V1.keys()

@@ -9,6 +9,7 @@ exactly what a fresh one gives, and forgets the papers that went.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
@@ -17,10 +18,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_gen import __version__
-from site_gen.build import Builder, site_files
+from site_gen.build import Builder, site_file_stream, site_files
 from site_gen.citations import bibtex_entries, clean_text
 from site_gen.config import Config
-from site_gen.exports import authors_document, export_outputs, papers_document
+from site_gen.exports import (
+    ExportMemo,
+    authors_document,
+    export_files,
+    export_outputs,
+    papers_document,
+)
 from site_gen.feeds import (
     ATOM,
     FEED_LIMIT,
@@ -33,7 +40,14 @@ from site_gen.feeds import (
 )
 from site_gen.memo import SiteFilesMemo
 from site_gen.model import Author, Catalog, Link, Paper, Subject
-from site_gen.search import SEARCH_FILE, encode_json, search_index, search_outputs
+from site_gen.search import (
+    SEARCH_FILE,
+    SearchMemo,
+    encode_json,
+    search_files,
+    search_index,
+    search_outputs,
+)
 from site_gen.text import plain_text
 from site_gen.urls import AUTHORS_EXPORT, PAPERS_EXPORT, absolute_url, paper_url
 
@@ -128,6 +142,18 @@ def test_exports_and_search_json_are_the_whole_documents_encoded(text: list[str]
     assert exports[PAPERS_EXPORT] == encode_json(papers_document(catalog, config))
     assert exports[AUTHORS_EXPORT] == encode_json(authors_document(catalog, config))
     assert search_outputs(catalog)[SEARCH_FILE] == encode_json(search_index(catalog))
+    one_shot = joined(search_files(catalog, SearchMemo(keep=False)))
+    assert one_shot == search_outputs(catalog)
+    assert joined(export_files(catalog, config, ExportMemo(keep=False))) == exports
+
+
+def joined(stream: Iterable[tuple[str, bytes | list[bytes]]]) -> dict[str, bytes]:
+    """A stream of files as ``site_files`` gives them, each name once."""
+    files: dict[str, bytes] = {}
+    for name, data in stream:
+        assert name not in files
+        files[name] = data if isinstance(data, bytes) else b"".join(data)
+    return files
 
 
 # ---- a Builder's memo --------------------------------------------------------------------
@@ -154,8 +180,43 @@ def test_memo_gives_fresh_bytes_and_forgets_papers_that_went(make_project) -> No
         assert entries == bibtex_entries(catalog, config.site_url)
         kept = site_files(catalog, config, plan.routes, entries, None, memo)
         assert kept == site_files(catalog, config, plan.routes, entries, None)
+        one_shot = SiteFilesMemo(keep=False)  # a one-shot build's: no pieces, streamed files
+        assert joined(site_file_stream(catalog, config, plan.routes, entries, None,
+                                       one_shot)) == kept
+        assert not (one_shot.citations.files or one_shot.exports.papers or one_shot.search.docs
+                    or one_shot.search.index or one_shot.feeds.entries or one_shot.sitemap)
         assert len(memo.citations.files) == len(catalog.papers)
         assert len(memo.exports.papers) == len(catalog.papers)
         assert len(memo.exports.authors) == len(catalog.authors)
         assert len(memo.search.docs) == len(catalog.papers) + len(catalog.authors)
         builder.memory = replace(builder.memory, catalog=catalog)  # intern the next catalog
+
+
+def test_a_one_shot_build_stages_each_site_file_before_the_next_is_made(make_project,
+                                                                         monkeypatch) -> None:
+    import site_gen.build as build_module
+    from site_gen.output import Staging
+
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    events: list[tuple[str, str]] = []
+    stream = build_module.site_file_stream
+
+    def watched(*args, **kwargs):
+        for name, data in stream(*args, **kwargs):
+            events.append(("made", name))
+            yield name, data
+
+    put, put_parts = Staging.put, Staging.put_parts
+    monkeypatch.setattr(build_module, "site_file_stream", watched)
+    monkeypatch.setattr(Staging, "put", lambda self, name, data: (
+        events.append(("put", name)), put(self, name, data))[1])
+    monkeypatch.setattr(Staging, "put_parts", lambda self, name, parts: (
+        events.append(("parts", name)), put_parts(self, name, parts))[1])
+    builder = Builder(project)
+    assert builder.build().ok
+    made = [name for kind, name in events if kind == "made"]
+    in_parts = {SEARCH_FILE, PAPERS_EXPORT, AUTHORS_EXPORT}
+    expected = [event for name in made
+                for event in (("made", name), ("parts" if name in in_parts else "put", name))]
+    assert len(made) > 10 and [e for e in events if e[1] in made] == expected
+    assert not builder.site_memo.search.docs and not builder.site_memo.citations.files
