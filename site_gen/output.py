@@ -295,6 +295,8 @@ class Staging:
         """Stage files of the current output as they are, without their bytes.
 
         Raises StaleOutput unless this process knows what the output holds under each name.
+        A kept file's bytes object, if the last build remembered it, is remembered again, so
+        that a later build handing over that object skips its digest (``put``).
         """
         trees = self.trees
         for name in sorted(names):
@@ -302,6 +304,9 @@ class Staging:
             if want is None:
                 raise StaleOutput(f"{trees.output / name} changed outside this build")
             self.target[name] = want
+            before = self.previous.get(name)
+            if self.remember and before is not None and before[1] == want:
+                self.sources[name] = before
             if trees.spare.get(name) == want:
                 continue
             _make_dirs(trees.staging, os.path.dirname(name), self._made)

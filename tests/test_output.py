@@ -76,6 +76,20 @@ def test_the_same_bytes_object_again_is_not_digested_again(tmp_path: Path, monke
     assert read_tree(out) == tree_of(V1)
 
 
+def test_a_kept_file_stays_remembered(tmp_path: Path, monkeypatch) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    files = dict(V1)
+    tree.write(files)
+    tree.write(files)
+    tree.write({}, keep=set(files))  # nothing changed: every file kept, none handed over
+    digested: list[bytes] = []
+    real = output_module.digest
+    monkeypatch.setattr(output_module, "digest", lambda data: digested.append(data) or real(data))
+    tree.write(files)
+    assert digested == [] and read_tree(out) == tree_of(V1)
+
+
 def test_a_remembered_bytes_object_is_written_where_the_tree_lacks_it(tmp_path: Path) -> None:
     out = tmp_path / "_site"
     tree = OutputTree(out)
