@@ -19,6 +19,7 @@ import multiprocessing.pool
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -192,15 +193,21 @@ class PageRendering:
         self.progress: Progress = progress if progress is not None else NoProgress()
         self._pool: multiprocessing.pool.Pool | None = None
         self._pending: list[multiprocessing.pool.AsyncResult[_ChunkResult]] = []
+        self._local: tuple[int, ...] = ()
+        """Routes this process renders while workers render the rest (see ``_lists_apart``)."""
 
     def __enter__(self) -> PageRendering:
         global _JOB
         if self.workers > 1 and self.job.routes:
             _JOB = self.job  # forked workers inherit it
+            _compile_templates(self.job.env)
             self.progress.start(len(self.job.routes), "rendering")
             self._pool = multiprocessing.get_context("fork").Pool(self.workers)
+            batches = _parallel_batches(self.job.routes, self.workers)
+            if self.job.remember:
+                batches, self._local = _lists_apart(self.job.routes, batches)
             self._pending = [self._pool.apply_async(_render_chunk, (indices,), callback=self._done)
-                             for indices in _parallel_batches(self.job.routes, self.workers)]
+                             for indices in batches]
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -220,8 +227,10 @@ class PageRendering:
             self.progress.start(len(self.job.routes), "rendering")
             batches: Iterable[Batch] = _render_serial(self.job, self.progress)
         else:
-            batches = (batch if batch is not None else _render_batch(self.job, indices)
-                       for indices, batch in (pending.get() for pending in self._pending))
+            here = _render_batch(self.job, self._local)
+            self.progress.advance(len(here))
+            batches = chain([here], (batch if batch is not None else _render_batch(self.job, indices)
+                                     for indices, batch in (pending.get() for pending in self._pending)))
         pages: dict[str, Rendered] = {}
         for batch in batches:
             for receipt, lookups in batch:
@@ -355,6 +364,45 @@ def _parallel_batches(routes: Sequence[Route], workers: int) -> list[tuple[int, 
             batches.append(tuple(batch))
             batch, load = [], 0
     return batches + ([tuple(batch)] if batch else [])
+
+
+def _compile_templates(env: jinja2.Environment) -> None:
+    """Compile every template before forking: the workers inherit them instead of each
+    compiling its own, and a Builder that rebuilds has them for its next, small build."""
+    for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
+        try:
+            env.get_template(name)
+        except jinja2.TemplateError:
+            pass  # reported by the page that uses it, if one does
+
+
+LONG_LIST = 500
+"""A page listing more papers than this is rendered by the Builder itself (``_lists_apart``)."""
+
+
+def _lists_apart(routes: Sequence[Route], batches: list[tuple[int, ...]]
+                 ) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
+    """The batches without the long list pages, and those pages, for this process to render.
+
+    List items rendered by a worker stay in the worker's fragment memo. A Builder that
+    rebuilds (watch mode) renders the long lists itself (the papers index, large subjects),
+    so that its memo holds the items their next rendering reuses: the first edit after a full
+    build then renders a 10,000-item index from the memo, as every later edit does.
+    """
+    local = tuple(i for batch in batches for i in batch
+                  if _listed_papers(routes[i].context) > LONG_LIST)
+    taken = set(local)
+    rest = [kept for batch in batches if (kept := tuple(i for i in batch if i not in taken))]
+    return rest, local
+
+
+def _listed_papers(context: Mapping[str, object]) -> int:
+    """How many papers a page lists by year (``years`` in routes.py's contexts)."""
+    years = context.get("years")
+    if not isinstance(years, tuple):
+        return 0
+    return sum(len(group[1]) for group in years if isinstance(group, tuple) and len(group) == 2
+               and isinstance(group[1], tuple))
 
 
 # Set in the parent just before forking; workers inherit it (fork start method only).
