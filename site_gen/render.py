@@ -440,8 +440,13 @@ class FragmentMemo:
         return hit
 
     def rotate(self) -> None:
-        """Start a build: what the last build did not use will be dropped after this one."""
-        self.previous, self.current = self.current, {}
+        """Start a build: what the last build did not use will be dropped after this one.
+
+        A build that rendered nothing used nothing, and drops nothing: the edit after a
+        build that changed no page finds the list items as the build before left them.
+        """
+        if self.current:
+            self.previous, self.current = self.current, {}
 
     def drop_stale(self, stale: Callable[[frozenset[tuple[str, str]]], bool]) -> None:
         """Forget the fragments whose lookups ``stale`` says changed."""

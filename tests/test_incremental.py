@@ -199,3 +199,20 @@ def test_a_page_that_iterated_a_collection_is_stale_on_any_change() -> None:
     assert is_stale(plain, frozenset({("author", "b")}))
     assert not is_stale(listed, frozenset()) and is_stale(plain, None)
     assert frozen_lookups(set(listed)) == listed  # marking twice changes nothing
+
+
+def test_a_build_that_renders_nothing_keeps_the_list_items_for_the_next() -> None:
+    from markupsafe import Markup
+
+    from site_gen.render import FragmentMemo
+
+    memo = FragmentMemo()
+    memo.rotate()  # build A renders an item
+    memo.current[("item", 1, ())] = (Markup("<li>a</li>"), frozenset())
+    memo.rotate()  # build B renders nothing
+    memo.rotate()  # build C still finds A's item
+    assert memo.get(("item", 1, ())) is not None
+    memo.rotate()  # build D renders another item only
+    memo.current[("item", 2, ())] = (Markup("<li>b</li>"), frozenset())
+    memo.rotate()  # build E: what D did not use is gone
+    assert memo.get(("item", 1, ())) is None and memo.get(("item", 2, ())) is not None
