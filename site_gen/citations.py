@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Generic, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from .memo import Pieces
@@ -76,17 +77,33 @@ def author_names(paper: Paper, catalog: Catalog) -> Names:
     """
     if type(catalog) is not Catalog:
         return _author_names(paper, catalog)
-    if _NAMES[0] is not catalog:
-        _NAMES[:] = [catalog, {}]
-    table: dict[Paper, Names] = _NAMES[1]  # type: ignore[assignment]
+    table = _NAMES.of(catalog)
     names = table.get(paper)
     if names is None:
         names = table[paper] = _author_names(paper, catalog)
     return names
 
 
-_NAMES: list[object] = [None, {}]
-"""The catalog ``author_names`` last answered for, and its answers by paper."""
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class _LastCatalog(Generic[K, V]):
+    """Answers about one catalog, dropped when another is asked about (a build's catalog)."""
+
+    def __init__(self) -> None:
+        self._catalog: Catalog | None = None
+        self._answers: dict[K, V] = {}
+
+    def of(self, catalog: Catalog) -> dict[K, V]:
+        """The answers kept for ``catalog`` (empty for a catalog not seen last)."""
+        if self._catalog is not catalog:
+            self._catalog, self._answers = catalog, {}
+        return self._answers
+
+
+_NAMES: _LastCatalog[Paper, Names] = _LastCatalog()
+"""``author_names``' answers, by paper."""
 
 
 def _author_names(paper: Paper, catalog: Catalog) -> Names:
@@ -171,13 +188,16 @@ def citation_keys(catalog: Catalog, memo: Pieces[str] | None = None) -> dict[str
     The keys of a catalog are worked out once: the BibTeX entries and the citation files
     of one build both need them.
     """
-    if _KEYS[0] is not catalog or type(catalog) is not Catalog:
-        _KEYS[:] = [catalog, _citation_keys(catalog, memo)]
-    return _KEYS[1]  # type: ignore[return-value]
+    if type(catalog) is not Catalog:
+        return _citation_keys(catalog, memo)
+    kept = _KEYS.of(catalog)
+    if "keys" not in kept:
+        kept["keys"] = _citation_keys(catalog, memo)
+    return kept["keys"]
 
 
-_KEYS: list[object] = [None, {}]
-"""The catalog ``citation_keys`` last answered for, and its keys."""
+_KEYS: _LastCatalog[str, dict[str, str]] = _LastCatalog()
+"""``citation_keys``' answer, under ``"keys"``."""
 
 
 def _citation_keys(catalog: Catalog, memo: Pieces[str] | None = None) -> dict[str, str]:

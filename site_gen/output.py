@@ -241,14 +241,11 @@ class Staging:
         and this costs a few dictionary lookups each rather than a digest.
         """
         before = self.previous.get(name)
-        if before is not None and before[0] is data:
-            known = before[1]
-            if self.trees.spare.get(name) == known == self.trees.live.get(name):
-                if name in self.target:
-                    raise ValueError(f"{name} staged twice")
-                self.target[name] = known
-                self.sources[name] = before
-                return
+        if before is not None and before[0] is data \
+                and self.trees.spare.get(name) == before[1] == self.trees.live.get(name):
+            self.record(Receipt(name, before[1], False))
+            self.sources[name] = before
+            return
         receipt = self.write(name, data)
         self.record(receipt)
         if self.remember and len(data) <= REMEMBERED_BYTES:
