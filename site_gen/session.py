@@ -103,9 +103,9 @@ class WatchSession:
         started = time.perf_counter()
         result = self._build(changes)
         done = Rebuild(changes, result, time.perf_counter() - started)
+        self.history.append(done)
         self._report(done)
         self._announce(result)
-        self.history.append(done)  # last: a build in the history has been reported and announced
         if result.config is not None and (not changes or ChangeKind.CONFIG in changes.values()):
             self.queue.layout = layout_for(self.builder, result.config)
             self.watcher.refresh()
