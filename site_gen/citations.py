@@ -17,7 +17,7 @@ from typing import Generic, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from .memo import Pieces
-from .model import Catalog, Paper
+from .model import Catalog, Paper, newest_first
 from .search import encode_json
 from .subjects import subject_name
 from .text import plain_text, slugify
@@ -423,11 +423,7 @@ def _paper_files(paper: Paper, catalog: Catalog, key: str, entry: str, site_url:
 
 def _author_bibtex(papers: tuple[Paper, ...], entries: dict[str, str]) -> bytes:
     """An author's papers.bib: their papers' entries, newest first."""
-    return _join(entries[p.id] for p in sorted(papers, key=_newest_first))
-
-
-def _newest_first(paper: Paper) -> tuple[bool, int, str]:
-    return (paper.year is None, -(paper.year or 0), paper.id)
+    return _join(entries[p.id] for p in sorted(papers, key=newest_first))
 
 
 def _join(entries: Iterable[str]) -> bytes:

@@ -11,7 +11,7 @@ so it is made once per paper and, with a ``FeedMemo``, kept between builds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -19,7 +19,7 @@ from . import __version__
 from .citations import author_names, clean_text
 from .config import Config
 from .memo import Pieces
-from .model import Catalog, Paper
+from .model import Catalog, Paper, newest_first
 from .text import plain_text
 from .urls import (
     SITE_FEED,
@@ -43,26 +43,27 @@ class FeedSpec:
     url: str
     page_url: str
     title: str
-    papers: tuple[Paper, ...]
+    paper_ids: tuple[str, ...]
 
 
 def feed_specs(catalog: Catalog, config: Config) -> tuple[FeedSpec, ...]:
     """The site feed, then one feed per author and per subject."""
-    specs = [FeedSpec(SITE_FEED, "", config.title, catalog.papers)]
+    specs = [FeedSpec(SITE_FEED, "", config.title, tuple([p.id for p in catalog.papers]))]
     specs += [FeedSpec(author_feed_url(a.id), author_url(a.id), f"{a.name} · {config.title}",
-                       tuple(catalog.paper(p) for p in a.paper_ids)) for a in catalog.authors]
+                       a.paper_ids) for a in catalog.authors]
     specs += [FeedSpec(subject_feed_url(s.code), subject_url(s.code),
-                       f"{s.name} ({s.code}) · {config.title}",
-                       tuple(catalog.paper(p) for p in s.paper_ids)) for s in catalog.subjects]
+                       f"{s.name} ({s.code}) · {config.title}", s.paper_ids)
+              for s in catalog.subjects]
     return tuple(specs)
 
 
 class FeedMemo:
-    """Entry texts by paper and whole feeds by URL, kept between builds (memo.py)."""
+    """Entry texts by paper, feed heads and whole feeds by URL, kept between builds (memo.py)."""
 
     def __init__(self, keep: bool = True) -> None:
         self.entries: Pieces[str] = Pieces()
         """Kept within a build whatever ``keep`` says: every feed holding a paper shares it."""
+        self.heads: Pieces[str] = Pieces(keep)
         self.feeds: Pieces[bytes] = Pieces(keep)
 
 
@@ -74,24 +75,50 @@ def feed_outputs(catalog: Catalog, config: Config, build_time: datetime | None =
 
 def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = None,
                memo: FeedMemo | None = None) -> Iterator[tuple[str, bytes]]:
-    """``feed_outputs`` one feed at a time, each made when it is asked for."""
+    """``feed_outputs`` one feed at a time, each made when it is asked for.
+
+    Papers are put in newest-first order once, as ranks, so that each feed sorts its papers
+    by a dictionary lookup; each entry's text is looked up once a build, however many feeds
+    hold its paper.
+    """
     memo = memo or FeedMemo()
+    rank = newest_first_ranks(catalog)
+    entries: dict[tuple[str, str], str] = {}
     for spec in feed_specs(catalog, config):
-        yield spec.url, render_feed(spec, catalog, config, build_time, memo)
+        yield spec.url, render_feed(spec, catalog, config, build_time, memo, rank, entries)
     memo.entries.done()
+    memo.heads.done()
     memo.feeds.done()
 
 
 def render_feed(spec: FeedSpec, catalog: Catalog, config: Config,
-                build_time: datetime | None, memo: FeedMemo | None = None) -> bytes:
-    """One Atom 1.0 document."""
+                build_time: datetime | None, memo: FeedMemo | None = None,
+                rank: Mapping[str, int] | None = None,
+                entries: dict[tuple[str, str], str] | None = None) -> bytes:
+    """One Atom 1.0 document. ``rank`` is ``newest_first_ranks(catalog)``, and ``entries``
+    holds the entry texts made so far in this build (both made when missing)."""
     memo = memo or FeedMemo()
-    papers = sorted(spec.papers, key=_newest_first)[:FEED_LIMIT]
+    rank = rank or newest_first_ranks(catalog)
+    papers = [catalog.paper(i) for i in sorted(spec.paper_ids, key=rank.__getitem__)[:FEED_LIMIT]]
     updated = _timestamp(build_time) if build_time else _newest_date(papers)
-    head = _feed_head(spec, config, updated)
-    entries = tuple([_entry_text(paper, catalog, config, updated, memo.entries)
-                     for paper in papers])
-    return memo.feeds.get(spec.url, (head, entries), lambda: _feed_bytes(head, entries))
+    head = memo.heads.get(spec.url, (spec.title, spec.page_url, config, updated),
+                          lambda: _feed_head(spec, config, updated))
+    made = {} if entries is None else entries
+    texts = []
+    for paper in papers:
+        fallback = "" if paper.year else updated  # only undated entries show the feed's date
+        text = made.get((paper.id, fallback))
+        if text is None:
+            text = made[paper.id, fallback] = _entry_text(paper, catalog, config, fallback,
+                                                       memo.entries)
+        texts.append(text)
+    body = (head, tuple(texts))
+    return memo.feeds.get(spec.url, body, lambda: _feed_bytes(*body))
+
+
+def newest_first_ranks(catalog: Catalog) -> dict[str, int]:
+    """Each paper's place in newest-first order, by id (feeds sort by a dictionary lookup)."""
+    return {paper.id: n for n, paper in enumerate(sorted(catalog.papers, key=newest_first))}
 
 
 def _feed_head(spec: FeedSpec, config: Config, updated: str) -> str:
@@ -118,10 +145,10 @@ def _feed_bytes(head: str, entries: Sequence[str]) -> bytes:
 
 def _entry_text(paper: Paper, catalog: Catalog, config: Config, fallback: str,
                 memo: Pieces[str]) -> str:
-    """An entry with its leading indentation, as every feed holding the paper has it."""
+    """An entry with its leading indentation, as every feed holding the paper has it;
+    ``fallback`` is the date an undated paper's entry shows ("" for a dated paper)."""
     listed, extra = author_names(paper, catalog)
     subjects = tuple([catalog.subject(code).name for code in paper.subjects])
-    fallback = "" if paper.year else fallback  # only undated entries show the feed's date
     inputs = (paper, listed + extra, subjects, config.site_url, fallback)
     return memo.get((paper.id, fallback), inputs,
                     lambda: "\n " + _entry(paper, listed + extra, subjects, config, fallback))
@@ -202,10 +229,6 @@ def _escape_attribute(text: str) -> str:
         if char in text:
             text = text.replace(char, reference)
     return text
-
-
-def _newest_first(paper: Paper) -> tuple[bool, int, str]:
-    return (paper.year is None, -(paper.year or 0), paper.id)
 
 
 def _newest_date(papers: Iterable[Paper]) -> str:

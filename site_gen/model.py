@@ -102,6 +102,11 @@ class Paper:
         return hash(self.id)
 
 
+def newest_first(paper: Paper) -> tuple[bool, int, str]:
+    """Sort key of papers in feeds and BibTeX files: newest first, undated last, then by id."""
+    return (paper.year is None, -(paper.year or 0), paper.id)
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     """What a dump says about the profiled author it belongs to."""

@@ -33,13 +33,12 @@ from site_gen.feeds import (
     FEED_LIMIT,
     FeedSpec,
     _newest_date,
-    _newest_first,
     _timestamp,
     _year_date,
     render_feed,
 )
 from site_gen.memo import SiteFilesMemo
-from site_gen.model import Author, Catalog, Link, Paper, Subject
+from site_gen.model import Author, Catalog, Link, Paper, Subject, newest_first
 from site_gen.search import (
     SEARCH_FILE,
     SearchMemo,
@@ -59,7 +58,7 @@ HOSTILE = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]) |
 
 def reference_feed(spec: FeedSpec, catalog: Catalog, config: Config,
                    build_time: datetime | None) -> bytes:
-    papers = sorted(spec.papers, key=_newest_first)[:FEED_LIMIT]
+    papers = sorted(map(catalog.paper, spec.paper_ids), key=newest_first)[:FEED_LIMIT]
     updated = _timestamp(build_time) if build_time else _newest_date(papers)
     feed = ET.Element("feed", {"xmlns": ATOM, "xml:lang": config.language})
     _text(feed, "title", spec.title)
@@ -126,7 +125,7 @@ def test_feeds_are_the_bytes_elementtree_writes(text: list[str], year: int | Non
     config = Config(title=text[6], description=text[5], language="en")
     for description in (text[5], ""):
         config = replace(config, description=description)
-        spec = FeedSpec("feed.xml", "", config.title, catalog.papers)
+        spec = FeedSpec("feed.xml", "", config.title, tuple(p.id for p in catalog.papers))
         assert render_feed(spec, catalog, config, build_time) == \
             reference_feed(spec, catalog, config, build_time)
 
