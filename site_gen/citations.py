@@ -64,7 +64,7 @@ class CitationMemo:
     def __init__(self, keep: bool = True) -> None:
         self.keys: Pieces[str] = Pieces(keep)
         self.bibtex: Pieces[str] = Pieces(keep)
-        self.files: Pieces[tuple[bytes, bytes, bytes]] = Pieces(keep)
+        self.files: Pieces[tuple[tuple[str, bytes], ...]] = Pieces(keep)
         self.authors: Pieces[bytes] = Pieces(keep)
 
 
@@ -78,9 +78,9 @@ def author_names(paper: Paper, catalog: Catalog) -> Names:
     if type(catalog) is not Catalog:
         return _author_names(paper, catalog)
     table = _NAMES.of(catalog)
-    names = table.get(paper)
+    names = table.get(paper.id)  # by id: a Paper hashes in Python, a str's hash is kept
     if names is None:
-        names = table[paper] = _author_names(paper, catalog)
+        names = table[paper.id] = _author_names(paper, catalog)
     return names
 
 
@@ -102,8 +102,8 @@ class _LastCatalog(Generic[K, V]):
         return self._answers
 
 
-_NAMES: _LastCatalog[Paper, Names] = _LastCatalog()
-"""``author_names``' answers, by paper."""
+_NAMES: _LastCatalog[str, Names] = _LastCatalog()
+"""``author_names``' answers, by paper id."""
 
 
 def _author_names(paper: Paper, catalog: Catalog) -> Names:
@@ -397,12 +397,9 @@ def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | No
     for paper in catalog.papers:
         entry, key = entries[paper.id], keys[paper.id]
         names = author_names(paper, catalog)
-        bib, ris, csl = memo.files.get(
+        yield from memo.files.get(
             paper.id, (paper, names, key, entry, site_url),
             lambda: _paper_files(paper, catalog, key, entry, site_url, names))  # noqa: B023
-        yield citation_url(paper.id, "bib"), bib
-        yield citation_url(paper.id, "ris"), ris
-        yield citation_url(paper.id, "csl"), csl
     paper_of = catalog.paper
     for author in catalog.authors:
         mine = tuple([paper_of(pid) for pid in author.paper_ids])
@@ -414,11 +411,13 @@ def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | No
 
 
 def _paper_files(paper: Paper, catalog: Catalog, key: str, entry: str, site_url: str,
-                 names: Names) -> tuple[bytes, bytes, bytes]:
-    """A paper's cite.bib, cite.ris and cite.csl.json."""
-    return (entry.encode("utf-8"),
-            ris_record(paper, catalog, site_url, names).encode("utf-8"),
-            encode_json([csl_item(paper, catalog, key, site_url, names)]))
+                 names: Names) -> tuple[tuple[str, bytes], ...]:
+    """A paper's cite.bib, cite.ris and cite.csl.json, with their names."""
+    return ((citation_url(paper.id, "bib"), entry.encode("utf-8")),
+            (citation_url(paper.id, "ris"),
+             ris_record(paper, catalog, site_url, names).encode("utf-8")),
+            (citation_url(paper.id, "csl"),
+             encode_json([csl_item(paper, catalog, key, site_url, names)])))
 
 
 def _author_bibtex(papers: tuple[Paper, ...], entries: dict[str, str]) -> bytes:

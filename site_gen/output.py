@@ -242,9 +242,9 @@ class Staging:
         and this costs a few dictionary lookups each rather than a digest.
         """
         before = self.previous.get(name)
-        if before is not None and before[0] is data \
+        if before is not None and before[0] is data and name not in self.target \
                 and self.trees.spare.get(name) == before[1] == self.trees.live.get(name):
-            self.record(Receipt(name, before[1], False))
+            self.target[name] = before[1]  # what record() notes of an unchanged file
             self.sources[name] = before
             return
         receipt = self.write(name, data)

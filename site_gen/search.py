@@ -134,15 +134,29 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None
         docs, fragments, memo.index = _counted_docs(catalog, papers, authors)
     version = hashlib.sha256()
     names = []
+    digests = memo.digests if memo.keep else None
     for name, data in _index_files(docs, fragments, keys, memo):  # in name order
-        version.update(data)  # the version is of every file in turn
+        version.update(_file_digest(name, data, digests))  # of every file in turn
         names.append(name)
         yield INDEX_DIR + name, data
         data = b""
     del fragments
+    if digests is not None and len(digests) > len(names):  # files gone since last build
+        memo.digests = {name: digests[name] for name in names}
     manifest = _manifest(catalog, docs, names, version.hexdigest()[:10], memo.shard_starts)
     yield INDEX_DIR + "meta.json", encode_json(manifest)
     yield SEARCH_FILE, _search_json(catalog, dict(zip(keys, docs, strict=True)))
+
+
+def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]] | None) -> bytes:
+    """A digest of an index file's bytes, for the index version; kept (unless ``kept`` is
+    None) with the bytes object it was taken of, so a rebuild digests only new files."""
+    hit = kept.get(name) if kept is not None else None
+    if hit is None or hit[0] is not data:
+        hit = (data, hashlib.blake2b(data, digest_size=16).digest())
+        if kept is not None:
+            kept[name] = hit
+    return hit[1]
 
 
 def _search_json(catalog: Catalog, docs: dict[tuple[str, str], DocPiece]) -> JsonParts:
@@ -232,6 +246,8 @@ class SearchMemo:
         self.term_json: dict[str, str] = {}
         self.shards: Pieces[bytes] = Pieces(keep)
         self.shard_starts: list[str] = []
+        self.digests: dict[str, tuple[bytes, bytes]] = {}
+        """Each index file's bytes object and their digest (see ``_file_digest``)."""
 
 
 def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocPiece:
