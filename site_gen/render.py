@@ -308,10 +308,10 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
     """Render a page and hand it to the writer; the bytes are not kept."""
     tracked: TrackedCatalog = job.env.globals["catalog"]  # type: ignore[assignment]
     tracked.lookups = set()
-    html = job.env.get_template(route.template).render(
+    html = job.env.get_template(route.template).generate(
         route.context, page_url=route.url, absolute_links=route.url == "404.html",
         canonical=absolute_url(route.url, job.site.site_url))
-    receipt = job.writer.write(str(route.output), _tidy(html).encode("utf-8"))
+    receipt = job.writer.write(str(route.output), _tidy(html))
     return receipt, frozen_lookups(tracked.lookups) if job.remember else _NOTHING
 
 
@@ -630,11 +630,74 @@ class TrackedCatalog:
         return getattr(self._catalog, name)
 
 
-def _tidy(html: str) -> str:
-    """Drop trailing spaces and runs of blank lines that template blocks leave behind."""
-    lines = [line.rstrip() for line in html.splitlines()]
-    kept = [line for i, line in enumerate(lines) if line or (i and lines[i - 1])]
-    return "\n".join(kept).strip() + "\n"
+_SEGMENT = 1 << 16
+"""Characters of a page tidied at a time (``_tidy``)."""
+
+
+def _tidy(chunks: Iterable[str]) -> bytes:
+    """The page as UTF-8, without the trailing spaces and runs of blank lines that template
+    blocks leave behind: ``("\\n".join(kept).strip() + "\\n").encode()`` of the joined
+    ``chunks``, where ``kept`` are the lines (right-stripped) that are not blank or follow
+    one that is not.
+
+    Tidied from the template's stream a segment of lines at a time: the papers index of a
+    large site is megabytes of text (twice that in memory, as non-Latin names make it two
+    bytes a character), and joining then tidying it whole copied it five times over in the
+    process rendering it.
+    """
+    tidy = _Tidy()
+    held: list[str] = []
+    size = 0
+    for chunk in chunks:
+        held.append(chunk)
+        size += len(chunk)
+        if size >= _SEGMENT:
+            text = held[0] if len(held) == 1 else "".join(held)
+            cut = str.rfind(text, "\n") + 1  # str's methods: a chunk may be Markup
+            tidy.feed(text, cut)
+            held = [str.__getitem__(text, slice(cut, None))] if cut < len(text) else []
+            size = len(text) - cut
+    tidy.feed("".join(held), size)
+    return tidy.result()
+
+
+class _Tidy:
+    """``_tidy``'s state between segments of a page."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.after_text = False
+        """The last line was not blank."""
+        self.blank_pending = False
+        """A blank line after text, to be written if more text follows."""
+
+    def feed(self, text: str, end: int) -> None:
+        """Tidy the whole lines of ``text[:end]`` (``end`` is 0 or follows a line break)."""
+        start = 0
+        while start < end:
+            cut = str.find(text, "\n", start + _SEGMENT, end)
+            stop = end if cut < 0 else cut + 1
+            self._lines(str.splitlines(str.__getitem__(text, slice(start, stop))))
+            start = stop
+
+    def _lines(self, lines: list[str]) -> None:
+        out: list[str] = []
+        for line in lines:
+            line = line.rstrip()
+            if line:
+                if self.blank_pending:
+                    out.append("")
+                elif not self.parts and not out:
+                    line = line.lstrip()  # the page's first line (``strip``)
+                out.append(line)
+                self.after_text, self.blank_pending = True, False
+            elif self.after_text:
+                self.after_text, self.blank_pending = False, True
+        if out:
+            self.parts.append(("\n".join(out) + "\n").encode("utf-8"))
+
+    def result(self) -> bytes:
+        return b"".join(self.parts) if self.parts else b"\n"
 
 
 __all__ = ["FragmentMemo", "Markup", "MemoryWriter", "PageRendering", "PageWriter", "Rendered",

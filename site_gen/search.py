@@ -116,36 +116,46 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None
                  ) -> Iterator[tuple[str, bytes | JsonParts]]:
     """``search_outputs`` one file at a time; ``search.json`` as the parts it joins from.
 
-    A memo that keeps nothing (``SearchMemo(keep=False)``, a one-shot build) keeps no
-    document's words either: the postings are counted as each document is made, and each
-    result fragment is let go once it is written.
+    Result fragments come first, in document order, then ``search.json``, then the term
+    files and ``meta.json``. A memo that keeps nothing (``SearchMemo(keep=False)``, a one-shot
+    build) keeps no document's words either: the postings are counted as each document is
+    made, each fragment is let go once it is written, and the ``search.json`` entries once
+    that is.
     """
     memo = memo or SearchMemo()
     papers = ordered_papers(catalog)
     authors = ordered_authors(catalog)
     keys = tuple([("p", p.id) for p in papers] + [("a", a.id) for a in authors])
-    fragments: list[bytes | None]
+    kept = memo.digests if memo.keep else None
+    digests: dict[str, bytes] = {}
+    docs: list[DocPiece] = []
+    entries: list[bytes] = []
     if memo.keep:
-        docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
+        docs += [_paper_piece(catalog, p, memo.docs) for p in papers]
         docs += [_author_piece(a, memo.docs) for a in authors]
         memo.docs.done()
-        fragments = [d.fragment for d in docs]
+        fragments: Iterable[bytes] = (d.fragment for d in docs)
+        entries = [d.entry for d in docs]
     else:
-        docs, fragments, memo.index = _counted_docs(catalog, papers, authors)
-    version = hashlib.sha256()
-    names = []
-    digests = memo.digests if memo.keep else None
-    for name, data in _index_files(docs, fragments, keys, memo):  # in name order
-        version.update(_file_digest(name, data, digests))  # of every file in turn
-        names.append(name)
-        yield INDEX_DIR + name, data
-        data = b""
+        fragments = _counted_docs(catalog, papers, authors, docs, entries, memo)
+    for number, fragment in enumerate(fragments):
+        name = f"d/{number}.json"
+        digests[name] = _file_digest(name, fragment, kept)
+        yield INDEX_DIR + name, fragment
     del fragments
-    if digests is not None and len(digests) > len(names):  # files gone since last build
-        memo.digests = {name: digests[name] for name in names}
+    yield SEARCH_FILE, _search_json(catalog, dict(zip(keys, entries, strict=True)))
+    del entries
+    rest = _term_files(docs, keys, memo)
+    for name in sorted(rest):
+        data = rest.pop(name)
+        digests[name] = _file_digest(name, data, kept)
+        yield INDEX_DIR + name, data
+    names = sorted(digests)
+    version = hashlib.sha256(b"".join([digests[name] for name in names]))
+    if kept is not None and len(kept) > len(names):  # files gone since the last build
+        memo.digests = {name: kept[name] for name in names}
     manifest = _manifest(catalog, docs, names, version.hexdigest()[:10], memo.shard_starts)
     yield INDEX_DIR + "meta.json", encode_json(manifest)
-    yield SEARCH_FILE, _search_json(catalog, dict(zip(keys, docs, strict=True)))
 
 
 def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]] | None) -> bytes:
@@ -159,10 +169,11 @@ def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]] | 
     return hit[1]
 
 
-def _search_json(catalog: Catalog, docs: dict[tuple[str, str], DocPiece]) -> JsonParts:
-    """``search.json``: the bytes of ``encode_json(search_index(catalog))``, from kept texts."""
-    papers = json_array(docs["p", p.id].entry for p in catalog.papers)
-    authors = json_array(docs["a", a.id].entry for a in catalog.authors)
+def _search_json(catalog: Catalog, entries: dict[tuple[str, str], bytes]) -> JsonParts:
+    """``search.json``: the bytes of ``encode_json(search_index(catalog))``, from each
+    document's entry."""
+    papers = json_array(entries["p", p.id] for p in catalog.papers)
+    authors = json_array(entries["a", a.id] for a in catalog.authors)
     subjects = json_bytes({s.code: s.name for s in catalog.subjects})
     return json_object_parts({"version": json_bytes(SEARCH_VERSION),
                               "index": json_bytes(INDEX_DIR + "meta.json"),
@@ -286,14 +297,15 @@ def _doc_terms(doc: SearchDoc) -> Terms:
 NO_TERMS: Terms = (frozenset(), frozenset(), frozenset(), frozenset())
 
 
-def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author]
-                  ) -> tuple[list[DocPiece], list[bytes | None], dict[str, list[list[int]]]]:
-    """Pieces without their words (``NO_TERMS``) or fragments, the fragments, and the postings
-    counted as each document is made: what ``_postings`` makes of kept words, but no
-    document's words outlive it (at 100,000 papers they took 1.7 GB)."""
+def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
+                  docs: list[DocPiece], entries: list[bytes], memo: SearchMemo
+                  ) -> Iterator[bytes]:
+    """Each document's fragment, as it is made; meanwhile, its piece without words
+    (``NO_TERMS``) or fragment goes to ``docs``, its entry to ``entries``, and its postings to
+    ``memo.index``: what ``_postings`` makes of kept words, but no document's words outlive it
+    (at 100,000 papers they took 1.7 GB), nor its fragment once it is written."""
     index: dict[str, list[list[int]]] = {}
-    docs: list[DocPiece] = []
-    fragments: list[bytes | None] = []
+    memo.index = index
     made = itertools.chain((_paper_made(catalog, p) for p in papers),
                            (_author_made(a) for a in authors))
     for number, (doc, entry) in enumerate(made):
@@ -303,10 +315,9 @@ def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author]
                 if lists is None:
                     lists = index[term] = [[], [], [], []]
                 lists[field].append(number)
-        fragments.append(encode_json(doc.fragment))
-        docs.append(DocPiece(NO_TERMS, b"", json_bytes(entry), doc.year, doc.subjects,
-                             doc.is_paper))
-    return docs, fragments, index
+        docs.append(DocPiece(NO_TERMS, b"", b"", doc.year, doc.subjects, doc.is_paper))
+        entries.append(json_bytes(entry))
+        yield encode_json(doc.fragment)
 
 
 def field_terms(text: str, field: int) -> frozenset[str]:
@@ -445,24 +456,6 @@ def term_order(term: str) -> bytes:
 
 
 # ---- files --------------------------------------------------------------------------------
-
-def _index_files(docs: list[DocPiece], fragments: list[bytes | None],
-                 keys: tuple[tuple[str, str], ...], memo: SearchMemo
-                 ) -> Iterator[tuple[str, bytes]]:
-    """Result fragments, subject lists, term shards and vocabularies by relative name, in
-    name order. A memo that keeps nothing lets each fragment go once it is taken."""
-    total = len(docs)
-    for number in sorted(range(total), key=lambda n: f"{n}.json"):
-        fragment = fragments[number]
-        assert fragment is not None
-        if not memo.keep:
-            fragments[number] = None
-        yield f"d/{number}.json", fragment
-        fragment = None
-    rest = _term_files(docs, keys, memo)
-    for name in sorted(rest):  # after every d/ name
-        yield name, rest.pop(name)
-
 
 def _term_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: SearchMemo
                 ) -> dict[str, bytes]:

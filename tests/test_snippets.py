@@ -191,3 +191,38 @@ def test_jsonld_cannot_close_its_script() -> None:
     html = metadata.jsonld_html({"name": "</script><script>alert(1)</script>", "x": "'&"})
     assert html.count("</script>") == 1 and "<script>" not in html.replace(
         '<script type="application/ld+json">', "")
+
+
+# ---- tidying a rendered page --------------------------------------------------------------
+
+def _whole_page_tidy(html: str) -> bytes:
+    """The tidy rule stated on the whole page at once (what render._tidy makes in segments)."""
+    lines = [line.rstrip() for line in html.splitlines()]
+    kept = [line for i, line in enumerate(lines) if line or (i and lines[i - 1])]
+    return ("\n".join(kept).strip() + "\n").encode("utf-8")
+
+
+_PAGE_TEXT = st.text(st.sampled_from(list("ab \t\n\r\x0b\x0c\x85\u2028\u00a0é<>")), max_size=400)
+
+
+@given(_PAGE_TEXT, st.integers(1, 8), st.lists(st.integers(0, 400)))
+def test_tidy_in_segments_matches_the_whole_page_rule(html: str, segment: int,
+                                                      cuts: list[int]) -> None:
+    """Tidied from chunks cut anywhere (a template's stream), in segments of any size."""
+    from site_gen import render
+
+    bounds = sorted({0, len(html), *(c for c in cuts if c < len(html))})
+    chunks = [markupsafe.Markup(html[a:b]) if i % 2 else html[a:b]
+              for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+    old, render._SEGMENT = render._SEGMENT, segment
+    try:
+        assert render._tidy(chunks) == _whole_page_tidy(html)
+    finally:
+        render._SEGMENT = old
+
+
+def test_tidy_drops_trailing_spaces_and_runs_of_blank_lines() -> None:
+    from site_gen.render import _tidy
+
+    assert _tidy(["\n  <p>a</p>   \n\n", "\n\n<p>b</p>\n\n"]) == b"<p>a</p>\n\n<p>b</p>\n"
+    assert _tidy([]) == b"\n"
