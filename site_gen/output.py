@@ -72,6 +72,36 @@ def digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
+PartDigests = dict[int, tuple[bytes, bytes]]
+"""``id(part)`` -> (the part, its ``digest``): parts of files staged in parts, kept between
+builds while a rebuild hands over the very same objects (the pieces memo.py keeps)."""
+
+
+def parts_digest(parts: Sequence[bytes], kept: PartDigests | None = None,
+                 before: PartDigests | None = None) -> bytes:
+    """A file staged in parts is identified by a digest of its parts' digests, so that a
+    rebuild digests only the parts it made again, not the 36 MB ``papers.json`` whole.
+
+    ``before`` holds last build's part digests, ``kept`` collects this build's (neither: every
+    part is digested). Of a file's identities, equal ones mean equal bytes either way; the same
+    bytes split differently, or whole, get another identity (and are written again once).
+    """
+    whole = hashlib.blake2b(digest_size=16, person=b"parts")
+    if kept is None:
+        for part in parts:
+            whole.update(digest(part))
+        return whole.digest()
+    before = before or {}
+    for part in parts:
+        key = id(part)
+        hit = kept.get(key) or before.get(key)
+        if hit is None or hit[0] is not part:  # a kept part holds its id: none other has it
+            hit = (part, digest(part))
+        kept[key] = hit
+        whole.update(hit[1])
+    return whole.digest()
+
+
 TRASH_GRACE = 600
 """Seconds after which a previous site still being deleted is taken for an abandoned one."""
 
@@ -106,6 +136,8 @@ class OutputTree:
         self.spare: Manifest | None = None
         self._staged: Sources = {}
         """What the last build ``put`` under each name, when it was small (see ``Staging.put``)."""
+        self._parts: PartDigests = {}
+        """The digests of the parts the last build staged files from (``parts_digest``)."""
         self._identity: tuple[tuple[int, int] | None, ...] = ()
 
     def digests(self) -> Mapping[str, bytes | None]:
@@ -165,9 +197,10 @@ class OutputTree:
         if trusted:
             self._identity = self._identify()  # a spare folder made just now
         previous, self._staged = self._staged, {}  # kept again only if this build swaps
+        parts, self._parts = self._parts, {}
         return Staging(_Trees(self.output, staging, live, spare), spare_dirs,
                        existed=self.output.exists(), previous=previous,
-                       remember=self.keep_spare)
+                       remember=self.keep_spare, previous_parts=parts)
 
     def _finish(self, staging: Staging) -> None:
         """Drop what the new site lacks, mark the spare as ours, swap it in."""
@@ -182,6 +215,7 @@ class OutputTree:
         self.live = staging.target
         self.spare = trees.live if self.keep_spare and staging.existed else None
         self._staged = staging.sources
+        self._parts = staging.parts
         self._identity = self._identify()
 
     def _identify(self) -> tuple[tuple[int, int] | None, ...]:
@@ -219,7 +253,8 @@ class Staging:
     """
 
     def __init__(self, trees: _Trees, spare_dirs: set[str], existed: bool,
-                 previous: Sources | None = None, remember: bool = False) -> None:
+                 previous: Sources | None = None, remember: bool = False,
+                 previous_parts: PartDigests | None = None) -> None:
         self.trees = trees
         self.spare_dirs = spare_dirs
         self.existed = existed
@@ -228,6 +263,9 @@ class Staging:
         """Keep what ``put`` was given for the next build (only a tree that keeps a spare has
         one: a one-shot build would hold every small file of the site until its end)."""
         self.sources: Sources = {}
+        self.previous_parts = previous_parts or {}
+        self.parts: PartDigests = {}
+        """The digests of the parts staged by ``put_parts`` (only when remembering)."""
         self.target: Manifest = {}
         self.changed: list[str] = []
         self.result = WriteResult((), ())
@@ -254,12 +292,11 @@ class Staging:
 
     def put_parts(self, name: str, parts: Sequence[bytes]) -> None:
         """Stage one file given as consecutive parts, never joined into one bytes object: the
-        same file as ``put(name, b"".join(parts))`` (a 380 MB export need not be copied whole).
+        bytes of ``put(name, b"".join(parts))`` (a 380 MB export need not be copied whole),
+        identified by ``parts_digest``.
         """
-        want = hashlib.blake2b(digest_size=16)
-        for part in parts:
-            want.update(part)
-        self.record(self._write(name, want.digest(), parts))
+        kept = self.parts if self.remember else None
+        self.record(self._write(name, parts_digest(parts, kept, self.previous_parts), parts))
 
     def write(self, name: str, data: bytes) -> Receipt:
         """Put a file in the spare: left alone if the spare has these bytes, hard-linked from
@@ -344,14 +381,14 @@ def _prepare_spare(staging: Path) -> tuple[Manifest, set[str]]:
 
 def _same_as_live(trees: _Trees, name: str, want: bytes, parts: Sequence[bytes]) -> bool:
     """Does the output already hold the bytes ``parts`` join into? Compares digests, or (when
-    the output's is unknown) the bytes: a whole file at once, a file in parts by its digest."""
+    the output's is unknown) the bytes: a whole file at once, a file in parts part by part."""
     known = trees.live.get(name)
     if known is not None or name not in trees.live:
         return known == want
     size = sum(map(len, parts))
     if len(parts) == 1:
         return _read_or_none(trees.output / name, size=size) == parts[0]
-    return _digest_or_none(trees.output / name, size=size) == want
+    return _holds(trees.output / name, parts, size)
 
 
 def _read_or_none(path: Path, size: int | None = None) -> bytes | None:
@@ -365,16 +402,16 @@ def _read_or_none(path: Path, size: int | None = None) -> bytes | None:
         return None
 
 
-def _digest_or_none(path: Path, size: int) -> bytes | None:
-    """``digest`` of a regular file's bytes, read in blocks (None as ``_read_or_none``)."""
+def _holds(path: Path, parts: Sequence[bytes], size: int) -> bool:
+    """Is ``path`` a regular file of the bytes ``parts`` join into? Read part by part."""
     try:
         info = os.lstat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size != size:
-            return None
-        with open(path, "rb", buffering=0) as file:
-            return hashlib.file_digest(file, lambda: hashlib.blake2b(digest_size=16)).digest()
+            return False
+        with open(path, "rb") as file:
+            return all(file.read(len(part)) == part for part in parts)
     except OSError:
-        return None
+        return False
 
 
 def _make_dirs(staging: Path, folder: str, made: set[str]) -> None:

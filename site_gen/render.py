@@ -472,12 +472,19 @@ def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
     return fragment
 
 
+LIST_MEMO = 100
+"""A list of more items than this is itself kept in a rebuilding Builder's fragment memo."""
+
+
 def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
                             memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
     """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined.
 
     The items are joined as plain strings: every one is markup already, and ``Markup.join``
-    would copy each (the papers index joins 10,000).
+    would copy each (the papers index joins 10,000). When pages are remembered (watch mode),
+    a long list is kept whole as well, under its very items: an edit re-renders the papers
+    index and large subject pages, whose year groups are lists of hundreds of papers, and
+    all but the group holding the edited paper are then taken whole from the memo.
     """
     render = _fragment_maker(env, tracked, memo, remember)
 
@@ -486,12 +493,28 @@ def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
                   **values: object) -> Markup:
         depth = _fragment_depth(context)
         shared = tuple(sorted(values.items()))
-        if not shared:
-            return Markup("".join([render(depth, name, ((var, item),)) for item in items]))
-        return Markup("".join([render(depth, name, tuple(sorted(((var, item),) + shared)))
-                               for item in items]))
+        if not (remember and isinstance(items, tuple) and len(items) > LIST_MEMO):
+            return Markup(_joined(render, depth, name, var, items, shared))
+        key = ("*list", name, depth, var, shared, items)
+        hit = memo.get(key)
+        if hit is None:
+            with tracked.recording() as lookups:
+                html = Markup(_joined(render, depth, name, var, items, shared))
+            memo.current[key] = (html, frozen_lookups(lookups))
+            return html
+        tracked.lookups |= hit[1]
+        return hit[0]
 
     return fragments
+
+
+def _joined(render: Callable[[int, str, tuple[tuple[str, object], ...]], Markup], depth: int,
+            name: str, var: str, items: Iterable[object],
+            shared: tuple[tuple[str, object], ...]) -> str:
+    """Each item's fragment, joined; its values are ``shared`` with ``(var, item)`` in order."""
+    at = sum(1 for key, _ in shared if key < var)
+    before, after = shared[:at], shared[at:]
+    return "".join([render(depth, name, before + ((var, item),) + after) for item in items])
 
 
 def _fragment_depth(context: jinja2.runtime.Context) -> int:

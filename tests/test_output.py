@@ -213,8 +213,43 @@ def test_a_file_in_parts_is_the_file_of_its_parts_joined(tmp_path: Path, monkeyp
     put_all(tree, {**V1, "papers.json": PARTS, "many.txt": many, "none.json": []})
     joined = {**V1, "papers.json": b"".join(PARTS), "many.txt": b"".join(many), "none.json": b""}
     assert read_tree(out) == tree_of(joined)
-    assert tree.digests()["papers.json"] == output_module.digest(b"".join(PARTS))
-    assert tree.digests() == {name: output_module.digest(data) for name, data in joined.items()}
+    parted = {"papers.json": PARTS, "many.txt": many, "none.json": []}
+    assert tree.digests() == {name: output_module.parts_digest(parted[name]) if name in parted
+                              else output_module.digest(data) for name, data in joined.items()}
+
+
+def test_parts_are_digested_once_while_they_are_the_same_objects(tmp_path: Path,
+                                                                  monkeypatch) -> None:
+    """A rebuild digests only the parts it made again; the file's identity is the same."""
+    digested: list[bytes] = []
+    real = output_module.digest
+    monkeypatch.setattr(output_module, "digest", lambda data: digested.append(data) or real(data))
+    tree = OutputTree(tmp_path / "_site")
+    put_all(tree, {"papers.json": PARTS})
+    first = tree.digests()["papers.json"]
+    digested.clear()
+    fresh = b'{"id":"c"}'
+    put_all(tree, {"papers.json": [*PARTS[:4], fresh, PARTS[5]]})
+    assert digested == [fresh]
+    put_all(tree, {"papers.json": PARTS})
+    assert tree.digests()["papers.json"] == first
+    assert (tmp_path / "_site/papers.json").read_bytes() == b"".join(PARTS)
+
+
+def test_a_new_process_finds_a_file_in_parts_unchanged_on_disk(tmp_path: Path) -> None:
+    """With no digests known (site-gen build run again), the file is compared part by part."""
+    out = tmp_path / "_site"
+    put_all(OutputTree(out, keep_spare=False), {**V1, "papers.json": PARTS})
+    again = OutputTree(out, keep_spare=False)
+    with again.staging() as staging:
+        for name, data in V1.items():
+            staging.put(name, data)
+        staging.put_parts("papers.json", [b"".join(PARTS[:2]), *PARTS[2:]])
+    assert staging.result.changed == ()
+    changed = OutputTree(out, keep_spare=False)
+    with changed.staging() as staging:
+        staging.put_parts("papers.json", [*PARTS[:-1], b"]}"])
+    assert staging.result.changed == ("papers.json",)
 
 
 def test_writev_may_take_part_of_the_buffers(tmp_path: Path, monkeypatch) -> None:
