@@ -215,7 +215,7 @@ class OutputTree:
         self.live = staging.target
         self.spare = trees.live if self.keep_spare and staging.existed else None
         self._staged = staging.sources
-        self._parts = staging.parts
+        self._parts = staging.parts or staging.previous_parts  # kept by a build that staged none
         self._identity = self._identify()
 
     def _identify(self) -> tuple[tuple[int, int] | None, ...]:
