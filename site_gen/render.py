@@ -19,7 +19,7 @@ import multiprocessing.pool
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -308,9 +308,13 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
     """Render a page and hand it to the writer; the bytes are not kept."""
     tracked: TrackedCatalog = job.env.globals["catalog"]  # type: ignore[assignment]
     tracked.lookups = set()
-    html = job.env.get_template(route.template).generate(
-        route.context, page_url=route.url, absolute_links=route.url == "404.html",
-        canonical=absolute_url(route.url, job.site.site_url))
+    template = job.env.get_template(route.template)
+    values = {"page_url": route.url, "absolute_links": route.url == "404.html",
+              "canonical": absolute_url(route.url, job.site.site_url)}
+    if _listed_papers(route.context) > LONG_LIST:  # megabytes: tidied as they are made
+        html: Iterable[str] = template.generate(route.context, **values)
+    else:  # joined at once, which costs less than taking a stream
+        html = (template.render(route.context, **values),)
     receipt = job.writer.write(str(route.output), _tidy(html))
     return receipt, frozen_lookups(tracked.lookups) if job.remember else _NOTHING
 
@@ -669,19 +673,22 @@ def _tidy(chunks: Iterable[str]) -> bytes:
     process rendering it.
     """
     tidy = _Tidy()
-    held: list[str] = []
-    size = 0
-    for chunk in chunks:
-        held.append(chunk)
-        size += len(chunk)
-        if size >= _SEGMENT:
-            text = held[0] if len(held) == 1 else "".join(held)
-            cut = str.rfind(text, "\n") + 1  # str's methods: a chunk may be Markup
-            tidy.feed(text, cut)
-            held = [str.__getitem__(text, slice(cut, None))] if cut < len(text) else []
-            size = len(text) - cut
-    tidy.feed("".join(held), size)
+    stream = iter(chunks)
+    held = ""
+    while batch := list(islice(stream, _BATCH)):  # a page yields thousands of small chunks
+        text = held + "".join(batch)
+        if len(text) < _SEGMENT:
+            held = text
+            continue
+        cut = text.rfind("\n") + 1
+        tidy.feed(text, cut)
+        held = text[cut:]
+    tidy.feed(held, len(held))
     return tidy.result()
+
+
+_BATCH = 256
+"""Chunks of a template's stream joined at once (``_tidy``)."""
 
 
 class _Tidy:
@@ -690,34 +697,36 @@ class _Tidy:
     def __init__(self) -> None:
         self.parts: list[bytes] = []
         self.after_text = False
-        """The last line was not blank."""
+        """The last line seen was not blank."""
         self.blank_pending = False
-        """A blank line after text, to be written if more text follows."""
+        """A blank line after text, written only if more text follows."""
 
     def feed(self, text: str, end: int) -> None:
         """Tidy the whole lines of ``text[:end]`` (``end`` is 0 or follows a line break)."""
         start = 0
         while start < end:
-            cut = str.find(text, "\n", start + _SEGMENT, end)
+            cut = text.find("\n", start + _SEGMENT, end)
             stop = end if cut < 0 else cut + 1
-            self._lines(str.splitlines(str.__getitem__(text, slice(start, stop))))
+            self._lines(text[start:stop].splitlines())
             start = stop
 
     def _lines(self, lines: list[str]) -> None:
-        out: list[str] = []
-        for line in lines:
-            line = line.rstrip()
-            if line:
-                if self.blank_pending:
-                    out.append("")
-                elif not self.parts and not out:
-                    line = line.lstrip()  # the page's first line (``strip``)
-                out.append(line)
-                self.after_text, self.blank_pending = True, False
-            elif self.after_text:
-                self.after_text, self.blank_pending = False, True
-        if out:
-            self.parts.append(("\n".join(out) + "\n").encode("utf-8"))
+        stripped = [line.rstrip() for line in lines]
+        if not stripped:
+            return
+        before = ["x" if self.after_text else "", *stripped]  # each line's previous line
+        kept = [line for line, previous in zip(stripped, before) if line or previous]
+        self.after_text = bool(stripped[-1])
+        if kept and self.blank_pending:  # kept[0] has text: the line before it was blank
+            kept.insert(0, "")
+            self.blank_pending = False
+        if kept and not kept[-1]:
+            kept.pop()
+            self.blank_pending = True
+        if kept:
+            if not self.parts:
+                kept[0] = kept[0].lstrip()  # the page's first line (``strip``)
+            self.parts.append(("\n".join(kept) + "\n").encode("utf-8"))
 
     def result(self) -> bytes:
         return b"".join(self.parts) if self.parts else b"\n"

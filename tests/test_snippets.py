@@ -205,20 +205,22 @@ def _whole_page_tidy(html: str) -> bytes:
 _PAGE_TEXT = st.text(st.sampled_from(list("ab \t\n\r\x0b\x0c\x85\u2028\u00a0é<>")), max_size=400)
 
 
-@given(_PAGE_TEXT, st.integers(1, 8), st.lists(st.integers(0, 400)))
-def test_tidy_in_segments_matches_the_whole_page_rule(html: str, segment: int,
+@given(_PAGE_TEXT, st.integers(1, 8), st.integers(1, 4), st.lists(st.integers(0, 400)))
+def test_tidy_in_segments_matches_the_whole_page_rule(html: str, segment: int, batch: int,
                                                       cuts: list[int]) -> None:
-    """Tidied from chunks cut anywhere (a template's stream), in segments of any size."""
+    """Tidied from chunks cut anywhere (a template's stream), taken a few at a time, in
+    segments of any size."""
     from site_gen import render
 
     bounds = sorted({0, len(html), *(c for c in cuts if c < len(html))})
     chunks = [markupsafe.Markup(html[a:b]) if i % 2 else html[a:b]
               for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
-    old, render._SEGMENT = render._SEGMENT, segment
+    old = render._SEGMENT, render._BATCH
+    render._SEGMENT, render._BATCH = segment, batch
     try:
         assert render._tidy(chunks) == _whole_page_tidy(html)
     finally:
-        render._SEGMENT = old
+        render._SEGMENT, render._BATCH = old
 
 
 def test_tidy_drops_trailing_spaces_and_runs_of_blank_lines() -> None:
