@@ -85,23 +85,32 @@ class FileCache(Generic[T]):
 
 
 def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozenset[Lookup] | None]:
-    """``new`` sharing the previous build's equal objects; None for "all changed" on a first build."""
+    """``new`` sharing the previous build's equal objects; None for "all changed" on a first build.
+
+    An author or subject whose paper list alone changed is a new object, but changes only
+    ``("author-papers", id)`` or ``("subject-papers", code)``: a page that showed it without
+    reading that list (model.py) stays as it is.
+    """
     if old is None:
         return new, None
     changes: set[Lookup] = set()
     papers = _intern("paper", new.papers, old._papers_by_id, attrgetter("id"), changes)
     authors = _intern("author", new.authors, old._authors_by_id, attrgetter("id"), changes)
-    subjects = _intern("subject", new.subjects, old._subjects_by_code, attrgetter("code"), changes)
-    for kind, before, after in (("paper", old._papers_by_id, new._papers_by_id),
-                                ("author", old._authors_by_id, new._authors_by_id),
-                                ("subject", old._subjects_by_code, new._subjects_by_code)):
-        changes.update((kind, key) for key in before.keys() - after.keys())
+    subjects = _intern("subject", new.subjects, old._subjects_by_code, attrgetter("code"),
+                       changes)
+    for kinds, before, after in ((("paper",), old._papers_by_id, new._papers_by_id),
+                                 (("author", "author-papers"), old._authors_by_id,
+                                  new._authors_by_id),
+                                 (("subject", "subject-papers"), old._subjects_by_code,
+                                  new._subjects_by_code)):
+        changes.update((kind, key) for key in before.keys() - after.keys() for kind in kinds)
     profiled = (tuple(a for a in old.authors if a.profiled), tuple(a for a in authors if a.profiled))
     for name, before_all, after_all in (("papers", old.papers, papers),
                                         ("authors", old.authors, authors),
                                         ("profiled_authors", *profiled),
                                         ("subjects", old.subjects, subjects)):
-        if before_all != after_all:
+        if len(before_all) != len(after_all) or \
+                any(b is not a for b, a in zip(before_all, after_all)):  # as interned
             changes.add((name, ""))
         if len(before_all) != len(after_all):
             changes.add(("count", name))
@@ -112,13 +121,22 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
 
 def _intern(kind: str, items: tuple[T, ...], before: Mapping[str, T], key: Callable[[T], str],
             changes: set[Lookup]) -> tuple[T, ...]:
+    """Each item, or the previous build's equal one (with an equal paper list, if it has one)."""
     result = []
     for item, previous in zip(items, map(before.get, map(key, items))):
-        if previous is item or (previous is not None and previous == item):
-            result.append(previous)
-        else:
+        if previous is item:
             result.append(item)
+            continue
+        shown = previous is not None and previous == item
+        listed = getattr(previous, "members", None) == getattr(item, "members", None)
+        if previous is not None and shown and listed:
+            result.append(previous)
+            continue
+        result.append(item)
+        if not shown:
             changes.add((kind, key(item)))
+        if not listed:
+            changes.add((f"{kind}-papers", key(item)))
     return tuple(result)
 
 

@@ -396,7 +396,7 @@ def _authors(papers: list[Paper], ids: dict[str, str], dumps: Sequence[Dump], na
 
 def _author(author_id: str, name: str, paper_ids: tuple[str, ...], profiles: tuple[Profile, ...],
             edit: AuthorEdit | None) -> Author:
-    return Author(id=author_id, name=name, paper_ids=paper_ids, profiles=profiles,
+    return Author(id=author_id, name=name, members=paper_ids, profiles=profiles,
                   affiliation=edit.affiliation if edit else None,
                   homepage=edit.homepage if edit else None,
                   variants=edit.variants if edit else ())

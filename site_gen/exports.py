@@ -62,7 +62,7 @@ def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = Non
         {"version": version, "site": site, "papers": json_array(papers),
          "subjects": json_bytes(_subjects(catalog, config))}, b"\n")
     del papers
-    authors = [memo.authors.get(a.id, (a, site_url),
+    authors = [memo.authors.get(a.id, (a, a.members, site_url),
                                 lambda: json_bytes(_author(a, site_url)))  # noqa: B023
                for a in catalog.authors]
     memo.authors.done()

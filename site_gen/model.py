@@ -2,14 +2,29 @@
 
 Everything here is frozen; relations are by id and resolved through the Catalog's lookups.
 No behaviour beyond lookups lives here.
+
+An author's or subject's list of papers (``members``) is not part of its equality: a page
+that shows an author (a name, a link) does not change when one of their papers is renamed.
+It is read through ``paper_ids``, which tells the page being rendered (render.py) that it
+read the list, so that a rebuild knows which pages show it (cache.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
 TitleOrigin = Literal["dump", "curation", "derived"]
+
+_members_read: Callable[[str, str], None] | None = None
+"""Told ``("author-papers", id)`` or ``("subject-papers", code)`` when a paper list is read."""
+
+
+def watch_members(note: Callable[[str, str], None] | None) -> None:
+    """Have ``note`` told of each read of a paper list (None: stop), while a page renders."""
+    global _members_read
+    _members_read = note
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -122,11 +137,19 @@ class Author:
 
     id: str
     name: str
-    paper_ids: tuple[str, ...]
+    members: tuple[str, ...] = field(compare=False)
+    """The ids of their papers; read them as ``paper_ids`` (see the module's docstring)."""
     profiles: tuple[Profile, ...] = ()
     affiliation: str | None = None
     homepage: str | None = None
     variants: tuple[str, ...] = ()
+
+    @property
+    def paper_ids(self) -> tuple[str, ...]:
+        """The ids of their papers (noted as read, while a page renders)."""
+        if _members_read is not None:
+            _members_read("author-papers", self.id)
+        return self.members
 
     @property
     def profiled(self) -> bool:
@@ -146,7 +169,15 @@ class Subject:
     name: str
     group: str
     known: bool
-    paper_ids: tuple[str, ...]
+    members: tuple[str, ...] = field(compare=False)
+    """The ids of its papers; read them as ``paper_ids`` (see the module's docstring)."""
+
+    @property
+    def paper_ids(self) -> tuple[str, ...]:
+        """The ids of its papers (noted as read, while a page renders)."""
+        if _members_read is not None:
+            _members_read("subject-papers", self.code)
+        return self.members
 
     def __hash__(self) -> int:
         """By code (see Paper.__hash__)."""

@@ -28,7 +28,7 @@ from markupsafe import Markup
 
 from . import __version__, metadata
 from .config import Config
-from .model import Author, Catalog, Paper, Subject
+from .model import Author, Catalog, Paper, Subject, watch_members
 from .output import Receipt, digest
 from .progress import NoProgress, Progress
 from .routes import Route
@@ -308,14 +308,19 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
     """Render a page and hand it to the writer; the bytes are not kept."""
     tracked: TrackedCatalog = job.env.globals["catalog"]  # type: ignore[assignment]
     tracked.lookups = set()
-    template = job.env.get_template(route.template)
-    values = {"page_url": route.url, "absolute_links": route.url == "404.html",
-              "canonical": absolute_url(route.url, job.site.site_url)}
-    if _listed_papers(route.context) > LONG_LIST:  # megabytes: tidied as they are made
-        html: Iterable[str] = template.generate(route.context, **values)
-    else:  # joined at once, which costs less than taking a stream
-        html = (template.render(route.context, **values),)
-    receipt = job.writer.write(str(route.output), _tidy(html))
+    watch_members(tracked.note)  # paper lists read on the page, even from its context
+    try:
+        template = job.env.get_template(route.template)
+        values = {"page_url": route.url, "absolute_links": route.url == "404.html",
+                  "canonical": absolute_url(route.url, job.site.site_url)}
+        if _listed_papers(route.context) > LONG_LIST:  # megabytes: tidied as they are made
+            html: Iterable[str] = template.generate(route.context, **values)
+        else:  # joined at once, which costs less than taking a stream
+            html = (template.render(route.context, **values),)
+        data = _tidy(html)
+    finally:
+        watch_members(None)
+    receipt = job.writer.write(str(route.output), data)
     return receipt, frozen_lookups(tracked.lookups) if job.remember else _NOTHING
 
 
@@ -620,6 +625,10 @@ class TrackedCatalog:
         finally:
             inner, self.lookups = self.lookups, outer
             outer |= inner
+
+    def note(self, kind: str, key: str) -> None:
+        """Note a lookup made outside this object (model.watch_members)."""
+        self.lookups.add((kind, key))
 
     def paper(self, paper_id: str) -> Paper:
         """The paper with this id."""

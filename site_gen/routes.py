@@ -232,7 +232,7 @@ class _Changes:
     def same_as_before(self, route: Route) -> Route:
         """Last plan's route for this URL when it is equal, so the renderer sees it is."""
         old = self.memo.routes.get(route.url)
-        return old if old is not None and old == route else route
+        return old if old is not None and _same_route(old, route) else route
 
 
 def _moved(memo: RouteMemo, catalog: Catalog, ranks: _Ranks, changed: set[str]) -> set[str]:
@@ -372,7 +372,27 @@ def _author_plan(catalog: Catalog, profiled: tuple[Author, ...], author: Author,
     if changes.order_kept and changes.profiled_kept:
         return old
     plan = _new_author_plan(catalog, profiled, author, ranks)  # its lists may be reordered
-    return replace(plan, route=old.route) if plan.route == old.route else plan
+    return replace(plan, route=old.route) if _same_route(plan.route, old.route) else plan
+
+
+def _same_route(old: Route, new: Route) -> bool:
+    """Equal routes whose authors and subjects list the same papers: their equality leaves
+    the lists out (model.py), and a page may show them."""
+    return old == new and _paper_lists(old.context) == _paper_lists(new.context)
+
+
+def _paper_lists(value: object) -> list[tuple[str, ...]]:
+    """The paper list of every author and subject in a route's context, in a fixed order."""
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (Author, Subject)):
+            found.append(item.members)
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return found
 
 
 def _new_author_plan(catalog: Catalog, profiled: tuple[Author, ...], author: Author,

@@ -269,7 +269,8 @@ def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocP
 
 
 def _author_piece(author: Author, memo: Pieces[DocPiece]) -> DocPiece:
-    return memo.get(("a", author.id), author, lambda: _make_piece(*_author_made(author)))
+    return memo.get(("a", author.id), (author, author.members),  # its count is shown
+                    lambda: _make_piece(*_author_made(author)))
 
 
 def _paper_made(catalog: Catalog, paper: Paper, names: tuple[str, ...] | None = None

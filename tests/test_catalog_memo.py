@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import site_gen.catalog as catalog_module
 from site_gen.catalog import CatalogMemo, build_catalog
 from site_gen.curation import AuthorEdit, Curation, PaperEdit
-from site_gen.model import Dump, Link, Record, SourceRef
+from site_gen.model import Catalog, Dump, Link, Record, SourceRef
 from site_gen.readers import read_dump
 
 ABSTRACTS = [
@@ -106,12 +106,17 @@ class Project:
         return Dump(path, "test", owner, 1, None, records)
 
 
+def strict(built: tuple[Catalog, list]) -> tuple:
+    """A catalog and its diagnostics, with the paper lists its equality leaves out (model.py)."""
+    catalog, diagnostics = built
+    return (catalog, [(a.id, a.members) for a in catalog.authors],
+            [(s.code, s.members) for s in catalog.subjects], diagnostics)
+
+
 def assert_same_as_fresh(project: Project, memo: CatalogMemo) -> None:
     dumps = list(project.dumps.values())
-    catalog, diagnostics = build_catalog(dumps, project.curation, memo)
-    fresh, fresh_diagnostics = build_catalog(dumps, project.curation)
-    assert catalog == fresh
-    assert diagnostics == fresh_diagnostics
+    assert strict(build_catalog(dumps, project.curation, memo)) == \
+        strict(build_catalog(dumps, project.curation))
 
 
 @settings(max_examples=300, deadline=None, derandomize=True,
@@ -138,7 +143,7 @@ def test_a_one_dump_edit_keeps_the_other_dumps_papers_as_the_same_objects() -> N
     edited = replace(first.records[0], abstract=first.records[0].abstract + " Revised.")
     dumps[0] = replace(first, records=(edited,) + first.records[1:])
     after, diagnostics = build_catalog(dumps, Curation(), memo)
-    assert (after, diagnostics) == build_catalog(dumps, Curation())
+    assert strict((after, diagnostics)) == strict(build_catalog(dumps, Curation()))
     kept = {id(p) for p in before.papers}
     made_again = {p.id for p in after.papers if id(p) not in kept}
     in_edited_dump = {p.id for p in after.papers if any(s.path == first.path for s in p.sources)}
@@ -150,15 +155,15 @@ def test_seed_dumps_read_again_one_at_a_time() -> None:
     build_catalog(dumps, Curation(), memo)
     for i, dump in enumerate(dumps):
         dumps[i] = read_dump(dump.path, (SEEDS / dump.path.rsplit("/", 1)[1]).read_bytes())[0]
-        assert build_catalog(dumps, Curation(), memo) == build_catalog(dumps, Curation())
+        assert strict(build_catalog(dumps, Curation(), memo)) == strict(build_catalog(dumps, Curation()))
     del dumps[1]
-    assert build_catalog(dumps, Curation(), memo) == build_catalog(dumps, Curation())
+    assert strict(build_catalog(dumps, Curation(), memo)) == strict(build_catalog(dumps, Curation()))
 
 
 def test_dumps_sharing_a_path_are_merged_without_the_memo() -> None:
     dumps = seed_dumps()
     dumps.append(replace(dumps[0], owner="Someone Else"))
-    assert build_catalog(dumps, Curation(), CatalogMemo()) == build_catalog(dumps, Curation())
+    assert strict(build_catalog(dumps, Curation(), CatalogMemo())) == strict(build_catalog(dumps, Curation()))
 
 
 def test_after_an_error_the_memo_starts_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,7 +175,7 @@ def test_after_an_error_the_memo_starts_afresh(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(ZeroDivisionError):
         build_catalog(dumps, Curation(), memo)
     monkeypatch.setattr(catalog_module, "_draft_paper", real)
-    assert build_catalog(dumps, Curation(), memo) == build_catalog(dumps, Curation())
+    assert strict(build_catalog(dumps, Curation(), memo)) == strict(build_catalog(dumps, Curation()))
 
 
 def record_spec(title: int, year: int, text: int) -> dict:

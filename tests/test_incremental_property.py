@@ -30,6 +30,7 @@ operation = st.one_of(
     st.tuples(st.just("coauthor"), st.integers(0, 5), st.sampled_from(OWNERS),
               st.sets(st.integers(0, len(POOL) - 1), min_size=1, max_size=3)),
     st.tuples(st.just("edit"), st.integers(0, 5)),
+    st.tuples(st.just("retitle"), st.integers(0, 5)),
     st.tuples(st.just("delete"), st.integers(0, 5)),
     st.tuples(st.just("rename"), st.integers(0, 5), st.integers(0, 5)),
 )
@@ -48,6 +49,10 @@ def apply(dumps: Path, op: tuple) -> None:
         text = slot.read_text(encoding="utf-8")
         slot.write_text(text.replace("We study", "We examine", 1) if "We study" in text
                         else text.replace("We examine", "We study", 1), encoding="utf-8")
+    elif kind == "retitle" and slot.exists():  # a paper's id, hence its authors' lists, change
+        text = slot.read_text(encoding="utf-8")
+        slot.write_text(text.replace(" On ", " About ", 1) if " On " in text
+                        else text.replace(" About ", " On ", 1), encoding="utf-8")
     elif kind == "delete" and slot.exists():
         slot.unlink()
     elif kind == "rename" and slot.exists():
