@@ -392,15 +392,17 @@ def _update_postings(memo: SearchMemo, terms: list[Terms]) -> set[str]:
 
 def _encoded_terms(keys: tuple[tuple[str, str], ...], docs: list[DocPiece],
                    memo: SearchMemo) -> dict[str, str]:
-    """Every term's encoded postings: updated in place when the documents are the same ones in
-    the same order (a paper's text changed), else made again from the kept terms. A memo that
-    keeps nothing holds the postings already (``_counted_docs``), and lets them go."""
+    """Every term's encoded postings: updated in place when there are as many documents as
+    before and few numbers hold other words (a paper's text changed, or its title, which may
+    move it a place or two), else made again from the kept terms. A memo that keeps nothing
+    holds the postings already (``_counted_docs``), and lets them go."""
     total = len(docs)
     if not memo.keep:
         index, memo.index = memo.index, {}
         return {t: encode_term(lists, total) for t, lists in index.items()}
     terms = [d.terms for d in docs]
-    if memo.keys == keys:
+    if memo.keys is not None and len(memo.keys) == len(keys) and \
+            sum(old is not new for old, new in zip(memo.terms, terms)) <= 16 + total // 10:
         memo.keys = None  # until the update below is complete
         for term in _update_postings(memo, terms):
             if term in memo.index:
