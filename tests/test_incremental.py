@@ -216,3 +216,28 @@ def test_a_build_that_renders_nothing_keeps_the_list_items_for_the_next() -> Non
     memo.current[("item", 2, ())] = (Markup("<li>b</li>"), frozenset())
     memo.rotate()  # build E: what D did not use is gone
     assert memo.get(("item", 1, ())) is None and memo.get(("item", 2, ())) is not None
+
+
+def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> None:
+    """An author whose paper list alone changed changes ("author-papers", id), not what pages
+    that show the author read; a page that reads a list notes it (model.py)."""
+    from site_gen.cache import intern_catalog
+    from site_gen.model import Author, Catalog, Subject, watch_members
+    from site_gen.render import TrackedCatalog
+
+    ann = Author("ann", "Ann", ("p1",))
+    lab = Subject("cs.LG", "Machine Learning", "Computer Science", True, ("p1",))
+    old = Catalog((), (ann,), (lab,))
+    new = Catalog((), (Author("ann", "Ann", ("p1", "p2")),), (lab,))
+    interned, changes = intern_catalog(new, old)
+    assert changes == {("author-papers", "ann"), ("authors", "")}
+    assert interned.authors[0].members == ("p1", "p2") and interned.subjects[0] is lab
+    tracked = TrackedCatalog(interned)
+    watch_members(tracked.note)
+    try:
+        assert interned.author("ann").name == "Ann" and not tracked.lookups
+        assert len(lab.paper_ids) == 1
+    finally:
+        watch_members(None)
+    assert tracked.lookups == {("subject-papers", "cs.LG")}
+    assert lab.paper_ids == ("p1",) and tracked.lookups == {("subject-papers", "cs.LG")}  # off
