@@ -2,12 +2,14 @@
 """Rebuild latency after a one-dump edit, next to the full build, on a generated corpus.
 
     python3 benchmarks/rebuild.py [--papers 10000] [--seed 1] [--runs 3] [--work DIR]
+                                  [--edit abstract|title]
 
 1. Generates the corpus with ``benchmarks/gen_corpus.py`` (kept in DIR between runs).
 2. Full build: ``site-gen build`` in a fresh process into an empty output folder.
 3. Watch mode: a WatchSession (the loop behind ``site-gen serve`` and ``build --watch``) with
    a real watchdog observer. Each run edits one word of one abstract in one dump (the next
-   run puts it back) and measures (a) from the write of the dump to the moment the rebuilt
+   run puts it back; ``--edit title`` puts a word before that paper's title instead, which
+   renames the paper: a new id, in its authors' and subjects' lists) and measures (a) from the write of the dump to the moment the rebuilt
    site is on disk (the swap of the output folder, which makes every changed file visible at
    once), debounce included, and the build alone as the rebuild line reports it.
 4. (b) ``site-gen build`` run again in a fresh process after the same kind of edit.
@@ -37,6 +39,9 @@ from site_gen.output import Staging
 from site_gen.session import WatchSession, rebuild_line
 
 EDIT_MARK = "-edited"
+TITLE_MARK = "Edited: "
+EDIT = "abstract"
+"""What ``edit_one_dump`` changes: ``"abstract"`` or ``"title"`` (``--edit``)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,17 +51,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="runs of each measurement (>= 3)")
     parser.add_argument("--work", type=Path, default=None,
                         help="where the corpus and outputs go (default: benchmarks/out/rebuild-N)")
+    parser.add_argument("--edit", choices=("abstract", "title"), default="abstract",
+                        help="what the one-dump edit changes (default: a word of an abstract)")
     args = parser.parse_args(argv)
+    global EDIT
+    EDIT = args.edit
     work = args.work or HERE / "out" / f"rebuild-{args.papers}-{args.seed}"
     project = make_corpus(work, args.papers, args.seed)
-    if EDIT_MARK in first_dump(project).read_text(encoding="utf-8"):
+    if edited(project):
         edit_one_dump(project, undo=True)  # an interrupted run left its edit behind
     runs = max(3, args.runs)
     full = [time_full_build(project, work / f"clean{i}") for i in range(runs)]
     print(f"full build (site-gen build, empty output): {fmt(full)}", flush=True)
     latency, build_only = time_watch_rebuilds(project, runs)
     again = [time_build_again(project) for _ in range(runs)]
-    if EDIT_MARK in first_dump(project).read_text(encoding="utf-8"):
+    if edited(project):
         edit_one_dump(project, undo=True)  # leave the corpus as generated
     report(args.papers, full, latency, build_only, again)
     return 0
@@ -127,7 +136,7 @@ def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[flo
     finally:
         session.close()
         thread.join(timeout=10)
-        if EDIT_MARK in first_dump(project).read_text(encoding="utf-8"):
+        if edited(project):
             edit_one_dump(project, undo=True)
         discard(builder.output)
     return latency, build_only
@@ -156,7 +165,7 @@ def time_build_again(project: Path) -> float:
     output = project / "_again"
     if not output.exists():
         site_gen("build", "--project", str(project), "--output", str(output))
-    edit_one_dump(project, undo=EDIT_MARK in first_dump(project).read_text(encoding="utf-8"))
+    edit_one_dump(project, undo=edited(project))
     seconds = site_gen("build", "--project", str(project), "--output", str(output))
     print(f"  site-gen build again: {seconds:.2f} s", flush=True)
     return seconds
@@ -166,14 +175,26 @@ def first_dump(project: Path) -> Path:
     return min((project / "content" / "dumps").glob("000_*.txt"))
 
 
+def edited(project: Path) -> bool:
+    """Does the first dump hold an edit of ours (left, maybe, by an interrupted run)?"""
+    text = first_dump(project).read_text(encoding="utf-8")
+    return EDIT_MARK in text or TITLE_MARK in text
+
+
 def edit_one_dump(project: Path, undo: bool = False) -> None:
-    """Change (or change back) the first word of the first abstract of the first dump."""
+    """Change (or change back) the first word of the first abstract of the first dump, or
+    (``EDIT == "title"``) put a word before that paper's title."""
     path = first_dump(project)
     lines = path.read_text(encoding="utf-8").split("\n")
     at = next(i for i, line in enumerate(lines) if len(line) > 300)
+    title = max(i for i in range(at) if lines[i].strip())  # the line before the abstract
     first, _, rest = lines[at].partition(" ")
     if undo:
         first = first.removesuffix(EDIT_MARK)
+        lines[title] = lines[title].removeprefix(TITLE_MARK)
+    elif EDIT == "title":
+        if not lines[title].startswith(TITLE_MARK):
+            lines[title] = TITLE_MARK + lines[title]
     elif not first.endswith(EDIT_MARK):
         first += EDIT_MARK
     lines[at] = f"{first} {rest}"
@@ -191,7 +212,8 @@ def report(papers: int, full: list[float], latency: list[float], build_only: lis
             ("(a) watch rebuild, dump write -> site on disk", latency),
             ("    of which the build itself", build_only),
             ("(b) site-gen build again, after the edit", again)]
-    print(f"\nRebuild after a one-dump edit, {papers:,} papers (median of {len(full)} runs)\n")
+    print(f"\nRebuild after a one-dump edit ({EDIT}), {papers:,} papers "
+          f"(median of {len(full)} runs)\n")
     print(f"| {'measurement':<46} | {'median':>9} | {'of full build':>13} |")
     print(f"| {'-' * 46} | {'-' * 8}: | {'-' * 12}: |")
     for name, values in rows:
