@@ -386,6 +386,8 @@ def _paper_lists(value: object) -> list[tuple[str, ...]]:
     found, stack = [], [value]
     while stack:
         item = stack.pop()
+        if type(item) is Paper:  # most of them: the papers index lists thousands
+            continue
         if isinstance(item, (Author, Subject)):
             found.append(item.members)
         elif isinstance(item, (tuple, list)):
