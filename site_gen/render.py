@@ -386,7 +386,8 @@ def _compile_templates(env: jinja2.Environment) -> None:
 
 
 LONG_LIST = 500
-"""A page listing more papers than this is rendered by the Builder itself (``_lists_apart``)."""
+"""A page listing more papers than this is tidied from the template's stream (``_render_one``)
+and, in watch mode, rendered by the Builder itself (``_lists_apart``)."""
 
 
 def _lists_apart(routes: Sequence[Route], batches: list[tuple[int, ...]]
