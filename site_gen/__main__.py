@@ -1,5 +1,5 @@
 """``python -m site_gen``."""
 
-from .cli import main
+from .cli import program
 
-raise SystemExit(main())
+raise SystemExit(program())

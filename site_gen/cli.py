@@ -9,6 +9,7 @@ stderr while a large site renders (progress.py; never when piped, in CI or with 
 from __future__ import annotations
 
 import argparse
+import gc
 import signal
 import sys
 import threading
@@ -28,8 +29,20 @@ if TYPE_CHECKING:
     from .session import WatchSession  # imported at run time only when watching
 
 
+def program() -> int:
+    """The ``site-gen`` console script and ``python -m site_gen``: ``main`` on ``sys.argv``.
+
+    The process ends right after, and Python's last garbage collection would walk every
+    object left, only for them all to be freed with the process (a quarter of a second
+    after a 10,000-paper build): they are frozen out of it first.
+    """
+    code = main()
+    gc.freeze()
+    return code
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``site-gen`` console script."""
+    """Run one command line (``sys.argv`` when ``argv`` is None) and return its exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
