@@ -161,7 +161,8 @@ class Builder:
                  keep_spare: bool = False, progress: Progress | None = None) -> None:
         self.project = project
         self.jobs = jobs
-        """Rendering processes; None picks one per core for large sites (``--jobs``)."""
+        """Processes that parse dumps and render pages; None picks one per core for large
+        sites (``--jobs``)."""
         self.output = output or project / DEFAULT_OUTPUT
         self.site_url = site_url
         """Overrides ``site_url`` from site.yaml (``--site-url``), e.g. with the Pages URL in CI."""
@@ -180,7 +181,7 @@ class Builder:
     def forget(self) -> None:
         """Start with no caches (and after an unexpected error: the next build starts afresh)."""
         self.tree = OutputTree(self.output, keep_spare=self.keep_spare)
-        self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = FileCache(_parse_dump)
+        self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
         self.static: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
         self.fragments = FragmentMemo()
@@ -194,6 +195,10 @@ class Builder:
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
         self._compiled: Mapping[str, str] = {}
         """The template sources the environment's compiled templates were made from."""
+
+    def _dump_cache(self) -> FileCache[tuple[Dump | None, list[Diagnostic]]]:
+        """Dumps parsed by as many processes as pages are rendered by (``--jobs``)."""
+        return FileCache(_parse_dump, processes=self.jobs or os.cpu_count() or 1)
 
     def build(self, strict: bool = False, changed: Collection[str] = ()) -> BuildResult:
         """Run every stage; write only when there is no error (and no warning if strict).
@@ -250,7 +255,7 @@ class Builder:
         catalog, more = build_catalog(dumps, curation, self.catalog_memo)
         del dumps
         if not self.keep_spare:
-            self.dumps = FileCache(_parse_dump)  # a one-shot build reads each dump once
+            self.dumps = self._dump_cache()  # a one-shot build reads each dump once
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)

@@ -17,10 +17,12 @@ Not a stage: the Builder consults it between stages, and every stage stays a pur
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from operator import attrgetter
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -47,41 +49,94 @@ class Cached(Generic[T]):
 
 
 class FileCache(Generic[T]):
-    """Parsed files by display path; a file is read again only when it may have changed."""
+    """Parsed files by display path; a file is read again only when it may have changed.
 
-    def __init__(self, parse: Callable[[str, bytes], T]) -> None:
+    Files to read are read and parsed by up to ``processes`` forked processes when they hold
+    at least ``PARALLEL_BYTES`` in all (a first build of a large site); the parsed forms come
+    back in the files' order, and must pickle.
+    """
+
+    def __init__(self, parse: Callable[[str, bytes], T], processes: int = 1) -> None:
         self._parse = parse
+        self._processes = processes
         self._entries: dict[str, Cached[T]] = {}
 
     def load(self, files: Iterable[tuple[str, Path]], hinted: Collection[str] = ()
              ) -> tuple[dict[str, Cached[T]], list[str]]:
         """Entries for the files that exist, and the display paths that were parsed again."""
-        entries: dict[str, Cached[T]] = {}
-        parsed: list[str] = []
+        entries: dict[str, Cached[T] | None] = {}
+        wanted: list[tuple[str, Path, int]] = []
         for shown, path in files:
-            entry = self._load_one(shown, path, os.path.abspath(path) in hinted, parsed)
-            if entry is not None:
-                entries[shown] = entry
-        self._entries = entries
-        return entries, parsed
-
-    def _load_one(self, shown: str, path: Path, hinted: bool, parsed: list[str]) -> Cached[T] | None:
-        """A file gone since the folder was listed is simply not there (the watcher saw it go)."""
-        try:
-            info = path.stat()
+            try:
+                info = path.stat()
+            except FileNotFoundError:  # gone since the folder was listed: the watcher saw it go
+                continue
             key = (info.st_size, info.st_mtime_ns, info.st_ino)
             old = self._entries.get(shown)
-            if old is not None and old.stat == key and not old.racy and not hinted:
-                return old
-            data = path.read_bytes()
-        except FileNotFoundError:
+            if old is not None and old.stat == key and not old.racy \
+                    and os.path.abspath(path) not in hinted:
+                entries[shown] = old
+            else:
+                entries[shown] = None  # read below; the place keeps the files' order
+                wanted.append((shown, path, info.st_size))
+        parsed: list[str] = []
+        for (shown, path, _), read in zip(wanted, self._read_all(wanted)):
+            entry = self._entry(shown, path, read)
+            if entry is None:
+                del entries[shown]
+                continue
+            if entry.digest != getattr(self._entries.get(shown), "digest", None):
+                parsed.append(shown)
+            entries[shown] = entry
+        self._entries = {shown: entry for shown, entry in entries.items() if entry is not None}
+        return self._entries, parsed
+
+    def _read_all(self, wanted: list[tuple[str, Path, int]]) -> Iterable[_Read[T] | None]:
+        """``_read`` for each wanted file, in order: in worker processes when it pays."""
+        items = [(shown, path, getattr(self._entries.get(shown), "digest", None))
+                 for shown, path, _ in wanted]
+        read = partial(_read, self._parse)
+        workers = min(self._processes, len(items))
+        if workers < 2 or sum(size for _, _, size in wanted) < PARALLEL_BYTES \
+                or "fork" not in multiprocessing.get_all_start_methods():
+            return [read(item) for item in items]
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            return pool.map(read, items, chunksize=max(1, len(items) // (workers * 8)))
+
+    def _entry(self, shown: str, path: Path, read: _Read[T] | None) -> Cached[T] | None:
+        """The cache entry for a file read again (None if it was gone)."""
+        if read is None:
             return None
-        racy = info.st_mtime_ns >= time.time_ns() - RACY_NS
-        found = digest(data)
-        if old is not None and old.digest == found:
+        key, read_at, found, value = read
+        racy = key[1] >= read_at - RACY_NS
+        old = self._entries.get(shown)
+        if old is not None and old.digest == found:  # touched, not changed: keep its parse
             return replace(old, stat=key, racy=racy)
-        parsed.append(shown)
-        return Cached(key, racy, found, self._parse(shown, data))
+        assert value is not None
+        return Cached(key, racy, found, value[0])
+
+
+PARALLEL_BYTES = 4 << 20
+"""Files to read that hold less than this in all are read in this process (``FileCache``)."""
+
+_Read = tuple[tuple[int, int, int], int, bytes, "tuple[T] | None"]
+
+
+def _read(parse: Callable[[str, bytes], T], item: tuple[str, Path, bytes | None]
+          ) -> _Read[T] | None:
+    """A file's (size, mtime, inode), when it was read, its digest, and its parsed form in a
+    1-tuple (None if its digest is ``item``'s last one: it is not parsed again); None if the
+    file is gone."""
+    shown, path, last_digest = item
+    try:
+        info = os.stat(path)
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    read_at = time.time_ns()
+    found = digest(data)
+    value = None if found == last_digest else (parse(shown, data),)
+    return (info.st_size, info.st_mtime_ns, info.st_ino), read_at, found, value
 
 
 def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozenset[Lookup] | None]:

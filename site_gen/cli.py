@@ -59,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     build = commands.add_parser("build", help="build the site in the project folder")
     _project_options(build)
     build.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",
-                       help="render with N processes (default: one per core for large sites)")
+                       help="parse dumps and render pages with N processes (default: one per core "
+                            "for large sites)")
     build.add_argument("--strict", action="store_true",
                        help="fail on warnings too (for CI)")
     _site_url_option(build, "use this site URL instead of site_url in site.yaml (e.g. the "

@@ -1,0 +1,84 @@
+"""FileCache: dumps read by worker processes are the dumps read in this process, in the
+same order, and a rebuild still reads again only what changed."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import abstract, coauthor_dump, listing_dump, read_tree, write_files
+
+from site_gen import cache
+from site_gen.build import Builder, _parse_dump
+from site_gen.cache import FileCache
+
+DUMPS = {
+    **{f"content/dumps/{n:03d}_listing.txt": listing_dump(
+        f"Author {chr(65 + n)}", [(2020 + n % 5, f"Paper {n} on Sparse Attention Kernels",
+                                    abstract(f"topic {n}"), ["cs.LG"])]) for n in range(12)},
+    "content/dumps/050_coauthor.txt": coauthor_dump("Bo Wu", [("Bo Wu, Ann Lee",
+                                                               abstract("topic 3"))]),
+    "content/dumps/060_broken.txt": b"\xff\xfe\x00garbage that is not a dump\n",
+    "content/dumps/070_empty.txt": "",
+}
+
+
+@pytest.fixture
+def in_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Send any amount of dumps to worker processes (a real site needs megabytes)."""
+    monkeypatch.setattr(cache, "PARALLEL_BYTES", 1)
+
+
+def files_of(project: Path) -> list[tuple[str, Path]]:
+    folder = project / "content/dumps"
+    return [(f"content/dumps/{p.name}", p) for p in sorted(folder.iterdir())]
+
+
+@pytest.mark.skipif("fork" not in __import__("multiprocessing").get_all_start_methods(),
+                    reason="worker processes are forked")
+def test_dumps_parsed_in_workers_equal_dumps_parsed_here(tmp_path: Path, in_workers) -> None:
+    project = write_files(tmp_path / "p", DUMPS)
+    here, _ = FileCache(_parse_dump, processes=1).load(files_of(project))
+    there, parsed = FileCache(_parse_dump, processes=3).load(files_of(project))
+    assert list(there) == list(here) == [shown for shown, _ in files_of(project)]
+    assert parsed == list(here)
+    for shown in here:
+        assert there[shown].value == here[shown].value, shown
+        assert there[shown].digest == here[shown].digest
+        assert there[shown].stat == here[shown].stat
+    broken = there["content/dumps/060_broken.txt"].value
+    assert broken[0] is None and broken[1], "a broken dump's diagnostics come back too"
+
+
+def test_a_site_built_with_workers_reading_dumps_is_the_same(make_project, tmp_path: Path,
+                                                             in_workers) -> None:
+    readable = {k: v for k, v in DUMPS.items() if "broken" not in k and "empty" not in k}
+    project = make_project(readable)
+    serial = Builder(project, tmp_path / "serial", jobs=1).build()
+    parallel = Builder(project, tmp_path / "parallel", jobs=2).build()
+    assert serial.ok and parallel.ok
+    assert [str(d) for d in parallel.diagnostics] == [str(d) for d in serial.diagnostics]
+    assert read_tree(tmp_path / "parallel") == read_tree(tmp_path / "serial")
+
+
+def test_touched_files_are_not_parsed_again_and_an_edit_is(tmp_path: Path, in_workers) -> None:
+    project = write_files(tmp_path / "p", DUMPS)
+    files = files_of(project)
+    dumps = FileCache(_parse_dump, processes=2)
+    first, _ = dumps.load(files)
+    for _, path in files:  # the same bytes again, with a new mtime (say, a git checkout)
+        path.write_bytes(path.read_bytes())
+        os.utime(path, ns=(1, 1))
+    touched, parsed = dumps.load(files, hinted={os.path.abspath(p) for _, p in files})
+    assert parsed == []
+    assert all(touched[shown].value is first[shown].value for shown in first)
+    edited = project / "content/dumps/003_listing.txt"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("Paper 3", "Paper Three"),
+                      encoding="utf-8")
+    (project / "content/dumps/070_empty.txt").unlink()
+    again, parsed = dumps.load(files, hinted={str(edited)})
+    assert parsed == ["content/dumps/003_listing.txt"]
+    assert "content/dumps/070_empty.txt" not in again
+    assert list(again) == [shown for shown, _ in files if "empty" not in shown]
+    assert "Paper Three" in str(again["content/dumps/003_listing.txt"].value[0])
