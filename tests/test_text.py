@@ -151,3 +151,21 @@ def test_fold_treats_every_ascii_character_as_the_regex_did() -> None:
     for code in range(128):
         text = f"Ab{chr(code)}9z {chr(code)}"
         assert fold(text) == _fold_reference(text), repr(chr(code))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(max_size=60))
+def test_fold_equals_its_plain_definition_on_any_text(text: str) -> None:
+    """Any code point (combining marks, digits of other scripts, symbols whose case folding
+    or compatibility form is several characters), not only the alphabet above."""
+    from site_gen.text import fold
+    assert fold(text) == _fold_reference(text)
+
+
+def test_fold_treats_every_code_point_as_the_regex_did() -> None:
+    from site_gen.text import fold
+    for code in range(0x80, 0x110000, 7):
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        text = f"Éb{chr(code)}9z {chr(code)}\u0301x"
+        assert fold(text) == _fold_reference(text), hex(code)
