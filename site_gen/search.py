@@ -47,6 +47,8 @@ DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 
 _COMBINING = re.compile("[\u0300-\u036f]")
 _SEPARATORS = re.compile(r"[\W_]+")
+_ASCII_SEPARATORS = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+"""bytes.translate table: ``_SEPARATORS`` as spaces in ASCII text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +71,14 @@ def fold(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """The searchable words of a text, as search.js splits it."""
-    return [w for w in _SEPARATORS.split(fold(text)) if w]
+    return _split(fold(text))
+
+
+def _split(folded: str) -> list[str]:
+    """The words between runs of ``_SEPARATORS``; ASCII text (most abstracts) in one pass."""
+    if folded.isascii():
+        return folded.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii").split()
+    return [w for w in _SEPARATORS.split(folded) if w]
 
 
 def indexable(word: str, field: int) -> bool:
@@ -323,8 +332,7 @@ def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
 
 def field_terms(text: str, field: int) -> frozenset[str]:
     """The distinct words of one field worth a posting (``words`` then ``indexable``)."""
-    found = set(_SEPARATORS.split(fold(text)))
-    found.discard("")
+    found = set(_split(fold(text)))
     if field != AUTHORS:
         found -= STOPWORDS
     return frozenset([w for w in found if len(w) > 1 or not w.isascii()])

@@ -6,7 +6,7 @@ import json
 
 import pytest
 from conftest import abstract, build, listing_dump
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_gen.search import (
@@ -124,3 +124,11 @@ def test_hostile_text_is_escaped_in_every_index_file(make_project) -> None:
     for path in (project / "_site").rglob("*.json"):
         data = path.read_bytes()
         assert b"<" not in data and b">" not in data and b"&" not in data, path
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7f), max_size=30) | st.text(max_size=30))
+def test_words_split_as_the_separator_regex_does(text: str) -> None:
+    """ASCII text is split by a bytes table; any text must split as search.js's regex does."""
+    from site_gen.search import _SEPARATORS, fold, words
+    assert words(text) == [w for w in _SEPARATORS.split(fold(text)) if w]
