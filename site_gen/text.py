@@ -104,6 +104,11 @@ _TEXT_TOKEN = re.compile(
     r"|(?P<dash>-{2,3})"
     r"|\n\n(?P<para>)",
 )
+_MATH_MARKS = ("$", "\\(")
+"""Text holding neither holds no ``_MATH``. Most abstracts have no math and no markup, and
+the two regexes, which cannot skip ahead to a known first character, scan each character."""
+_TOKEN_MARKS = ("\\", "http", "~", "--", "\n\n")
+"""Text holding none of these holds no ``_TEXT_TOKEN``: every token begins with one."""
 _WRAPPERS = {
     "textbf": ("<strong>", "</strong>"),
     "emph": ("<em>", "</em>"),
@@ -126,6 +131,8 @@ def render_abstract(text: str) -> Markup:
 
 def render_inline(text: str, links: bool = True) -> Markup:
     """One run of abstract text -> inline HTML; ``links=False`` for text inside a link."""
+    if not any(mark in text for mark in _MATH_MARKS):  # no math: no regex scan for it
+        return Markup(_render_text(text, links))
     out: list[str] = []
     pos = 0
     for match in _MATH.finditer(text):
@@ -145,6 +152,8 @@ def render_title(text: str) -> Markup:
 
 
 def _render_text(text: str, links: bool = True) -> str:
+    if not any(mark in text for mark in _TOKEN_MARKS):  # most text: no regex scan at all
+        return esc(text)
     out: list[str] = []
     pos = 0
     while (match := _TEXT_TOKEN.search(text, pos)) is not None:
