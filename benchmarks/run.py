@@ -6,7 +6,9 @@
 For each corpus size N it generates (once, cached in --work) a corpus with gen_corpus.py, then
 alternates site-gen and Hugo full builds from an empty output folder, then edits one dump (one
 Hugo page) and times a second build over the existing output, and times the `cp -r` copy floor
-of our own output. Wall time and peak RSS come from wait4() on each child process. It prints
+of our own output. Before each timed command the file system is synced (a removed output's
+disk work is not the next build's). Wall time and peak RSS come from wait4() on each child
+process. It prints
 medians and the ratios site-gen / Hugo, and writes them as JSON to --work/results.json.
 Hugo is installed from Debian when missing and root; otherwise it is skipped with a clear line.
 """
@@ -100,9 +102,18 @@ def edit_one_hugo_page(root: Path) -> None:
     page.write_text(swapped, encoding="utf-8")
 
 
+def settle(removed: Path | None = None) -> None:
+    """Remove a folder (if given) and let the file system finish with it before the next
+    measurement: on ext4 with ``discard`` a removal's journal and TRIM work otherwise lands
+    on whatever runs next (our own output is five times Hugo's, so that would favour Hugo)."""
+    if removed is not None and removed.exists():
+        shutil.rmtree(removed)
+    os.sync()
+    time.sleep(1)
+
+
 def site_gen(root: Path, out: Path, fresh: bool, jobs: int | None) -> Run:
-    if fresh and out.exists():
-        shutil.rmtree(out)
+    settle(out if fresh else None)
     command = [sys.executable, "-m", "site_gen", "build", "--quiet", "--project", str(root),
                "--output", str(out)] + (["--jobs", str(jobs)] if jobs else [])
     run = timed(command)
@@ -119,15 +130,13 @@ def wait_for_trash(out: Path, limit: float = 120.0) -> None:
 
 
 def hugo_build(hugo: str, root: Path, out: Path, fresh: bool) -> Run:
-    if fresh and out.exists():
-        shutil.rmtree(out)
+    settle(out if fresh else None)
     return timed([hugo, "--quiet", "--source", str(root / "hugo"), "--destination", str(out)])
 
 
 def copy_floor(out: Path, work: Path) -> Run:
     target = work / "copy-floor"
-    if target.exists():
-        shutil.rmtree(target)
+    settle(target)
     run = timed(["cp", "-r", str(out), str(target)])
     shutil.rmtree(target)
     return run
