@@ -4,12 +4,12 @@
     python3 benchmarks/run.py [--sizes 1000,10000] [--runs 3] [--seed 1] [--work DIR] [--no-hugo]
 
 For each corpus size N it generates (once, cached in --work) a corpus with gen_corpus.py, then
-alternates site-gen and Hugo full builds from an empty output folder, then edits one dump (one
-Hugo page) and times a second build over the existing output, and times the `cp -r` copy floor
-of our own output. Before each timed command the file system is synced (a removed output's
-disk work is not the next build's). Wall time and peak RSS come from wait4() on each child
-process. It prints
-medians and the ratios site-gen / Hugo, and writes them as JSON to --work/results.json.
+alternates site-gen and Hugo full builds from an empty output folder, times the `cp -r` copy
+floor of our own output, then alternates: edit one dump (one Hugo page) and time a second
+build over the existing output. Outputs are moved aside into --work/graveyard, deleted when
+the run ends, and the file system is synced before each timed command (see ``settle``).
+Wall time and peak RSS come from wait4() on each child process. It prints medians and the
+ratios site-gen / Hugo, and writes them as JSON to --work/results.json.
 Hugo is installed from Debian when missing and root; otherwise it is skipped with a clear line.
 """
 
@@ -102,12 +102,23 @@ def edit_one_hugo_page(root: Path) -> None:
     page.write_text(swapped, encoding="utf-8")
 
 
+GRAVEYARD = "graveyard"
+"""Folder of --work where outputs are moved instead of deleted until the run ends."""
+
+
 def settle(removed: Path | None = None) -> None:
-    """Remove a folder (if given) and let the file system finish with it before the next
-    measurement: on ext4 with ``discard`` a removal's journal and TRIM work otherwise lands
-    on whatever runs next (our own output is five times Hugo's, so that would favour Hugo)."""
+    """Move a folder (if given) out of the way into the graveyard, then sync.
+
+    Not deleted: on ext4 without a journal (this machine's disk), a file created within a
+    minute (six, while its inode table block is dirty) of the deletion of another is given
+    an inode only after every recently freed one has been looked at and skipped (the
+    kernel's ``recently_deleted``), so deleting one 57,000-file output made the next build's
+    kernel time five times as long, and that for whichever tool came next.
+    """
     if removed is not None and removed.exists():
-        shutil.rmtree(removed)
+        graveyard = removed.parent / GRAVEYARD
+        graveyard.mkdir(exist_ok=True)
+        removed.rename(graveyard / f"{removed.name}-{time.monotonic_ns()}")
     os.sync()
     time.sleep(1)
 
@@ -137,9 +148,7 @@ def hugo_build(hugo: str, root: Path, out: Path, fresh: bool) -> Run:
 def copy_floor(out: Path, work: Path) -> Run:
     target = work / "copy-floor"
     settle(target)
-    run = timed(["cp", "-r", str(out), str(target)])
-    shutil.rmtree(target)
-    return run
+    return timed(["cp", "-r", str(out), str(target)])
 
 
 def median(runs: list[Run]) -> Run:
@@ -152,16 +161,20 @@ def bench_size(n: int, args: argparse.Namespace, hugo: str | None) -> dict[str, 
     full: dict[str, list[Run]] = {"site-gen": [], "hugo": []}
     again: dict[str, list[Run]] = {"site-gen": [], "hugo": []}
     floor: list[Run] = []
+    # Full builds and copies first: they make every file anew, and a build again deletes the
+    # old output (see settle); then the builds again.
     for _ in range(args.runs):
         full["site-gen"].append(site_gen(root, ours_out, True, args.jobs))
         if hugo:
             full["hugo"].append(hugo_build(hugo, root, hugo_out, True))
+    for _ in range(args.runs):
+        floor.append(copy_floor(ours_out, args.work))
+    for _ in range(args.runs):
         edit_one_dump(root)
         again["site-gen"].append(site_gen(root, ours_out, False, args.jobs))
         if hugo:
             edit_one_hugo_page(root)
             again["hugo"].append(hugo_build(hugo, root, hugo_out, False))
-        floor.append(copy_floor(ours_out, args.work))
     pages = sum(1 for _ in ours_out.rglob("*.html"))
     result: dict[str, object] = {"papers": n, "html_pages": pages, "runs": args.runs,
                                  "copy_floor": asdict(median(floor))}
@@ -211,6 +224,7 @@ def main() -> int:
         results.append(result)
         print(report(result), flush=True)
     (args.work / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    shutil.rmtree(args.work / GRAVEYARD, ignore_errors=True)
     return 0
 
 
