@@ -50,24 +50,30 @@ def export_outputs(catalog: Catalog, config: Config,
 
 def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = None
                  ) -> Iterator[tuple[str, JsonParts]]:
-    """``export_outputs``, each file as the parts it joins from (``Staging.put_parts``)."""
+    """``export_outputs``, each file as the parts it joins from (``Staging.put_parts``),
+    each entry made as its part is taken."""
     memo = memo or ExportMemo()
     site_url = config.site_url
     site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
-    papers = [memo.papers.get(p.id, (p, names, site_url),
-                              lambda: json_bytes(_paper(p, catalog, site_url, names)))  # noqa: B023
-              for p in catalog.papers for names in (author_names(p, catalog),)]
-    memo.papers.done()
+
+    def papers() -> Iterator[bytes]:
+        for p in catalog.papers:
+            names = author_names(p, catalog)
+            yield memo.papers.get(p.id, (p, names, site_url),
+                                  lambda: json_bytes(_paper(p, catalog, site_url, names)))  # noqa: B023
+        memo.papers.done()
+
+    def authors() -> Iterator[bytes]:
+        for a in catalog.authors:
+            yield memo.authors.get(a.id, (a, a.members, site_url),
+                                   lambda: json_bytes(_author(a, site_url)))  # noqa: B023
+        memo.authors.done()
+
     yield PAPERS_EXPORT, json_object_parts(
-        {"version": version, "site": site, "papers": json_array(papers),
+        {"version": version, "site": site, "papers": json_array(papers()),
          "subjects": json_bytes(_subjects(catalog, config))}, b"\n")
-    del papers
-    authors = [memo.authors.get(a.id, (a, a.members, site_url),
-                                lambda: json_bytes(_author(a, site_url)))  # noqa: B023
-               for a in catalog.authors]
-    memo.authors.done()
     yield AUTHORS_EXPORT, json_object_parts(
-        {"version": version, "site": site, "authors": json_array(authors)}, b"\n")
+        {"version": version, "site": site, "authors": json_array(authors())}, b"\n")
 
 
 def _site(config: Config) -> dict[str, object]:

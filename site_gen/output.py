@@ -29,7 +29,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -290,13 +290,39 @@ class Staging:
         if self.remember and len(data) <= REMEMBERED_BYTES:
             self.sources[name] = (data, receipt.digest)
 
-    def put_parts(self, name: str, parts: Sequence[bytes]) -> None:
+    def put_parts(self, name: str, parts: Iterable[bytes]) -> None:
         """Stage one file given as consecutive parts, never joined into one bytes object: the
         bytes of ``put(name, b"".join(parts))`` (a 380 MB export need not be copied whole),
         identified by ``parts_digest``.
+
+        A build that remembers nothing (one-shot) takes the parts as they are made and writes
+        each straight to the file, so they need never all be in memory (at 10,000 papers,
+        ``papers.json``'s 36 MB were the build's peak). One that remembers keeps the part
+        objects' digests for the next build, which hands the unchanged ones over again.
         """
-        kept = self.parts if self.remember else None
-        self.record(self._write(name, parts_digest(parts, kept, self.previous_parts), parts))
+        if self.remember:
+            listed = list(parts)
+            self.record(self._write(name, parts_digest(listed, self.parts, self.previous_parts),
+                                    listed))
+            return
+        self.record(self._write_stream(name, parts))
+
+    def _write_stream(self, name: str, parts: Iterable[bytes]) -> Receipt:
+        """``_write`` of parts made as they are written: to a side file of the spare first,
+        which becomes the file unless the output already held these bytes (then linked)."""
+        trees = self.trees
+        _make_dirs(trees.staging, os.path.dirname(name), self._made)
+        side = trees.staging / PARTIAL
+        _clear(side)
+        want = _write_parts(side, parts)
+        same = _same_file_as_live(trees, name, want, side)
+        if name in trees.spare:
+            _clear(trees.staging / name)
+        if same and _link(trees.output / name, trees.staging / name):
+            os.unlink(side)
+        else:
+            os.rename(side, trees.staging / name)
+        return Receipt(name, want, not same)
 
     def write(self, name: str, data: bytes) -> Receipt:
         """Put a file in the spare: left alone if the spare has these bytes, hard-linked from
@@ -389,6 +415,28 @@ def _same_as_live(trees: _Trees, name: str, want: bytes, parts: Sequence[bytes])
     if len(parts) == 1:
         return _read_or_none(trees.output / name, size=size) == parts[0]
     return _holds(trees.output / name, parts, size)
+
+
+def _same_file_as_live(trees: _Trees, name: str, want: bytes, written: Path) -> bool:
+    """``_same_as_live`` for bytes already written to the file ``written``."""
+    known = trees.live.get(name)
+    if known is not None or name not in trees.live:
+        return known == want
+    try:
+        with open(trees.output / name, "rb") as theirs, open(written, "rb") as ours:
+            if os.fstat(theirs.fileno()).st_size != os.fstat(ours.fileno()).st_size:
+                return False
+            while chunk := ours.read(COMPARE_CHUNK):
+                if theirs.read(COMPARE_CHUNK) != chunk:
+                    return False
+            return True
+    except OSError:
+        return False
+
+
+COMPARE_CHUNK = 1 << 20
+PARTIAL = MARKER + ".partial"
+"""The spare's side file for a file being written as its parts are made (``put_parts``)."""
 
 
 def _read_or_none(path: Path, size: int | None = None) -> bytes | None:
@@ -507,6 +555,25 @@ def _write_file(target: Path, parts: Sequence[bytes]) -> None:
             os.fchmod(fd, FILE_MODE)
     finally:
         os.close(fd)
+
+
+def _write_parts(target: Path, parts: Iterable[bytes]) -> bytes:
+    """Create a new file holding ``parts``, taken one at a time; their ``parts_digest``."""
+    whole = hashlib.blake2b(digest_size=16, person=b"parts")
+    fd = os.open(target, _CREATE, FILE_MODE)
+    try:
+        batch: list[bytes | memoryview] = []
+        for part in parts:
+            whole.update(digest(part))
+            batch.append(part)
+            if len(batch) == WRITEV_BUFFERS:
+                _writev_all(fd, batch)  # empties the batch
+        _writev_all(fd, batch)
+        if _umask() & FILE_MODE:
+            os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return whole.digest()
 
 
 WRITEV_BUFFERS = 1024

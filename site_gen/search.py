@@ -39,8 +39,9 @@ STOPWORDS = frozenset([
 ])
 """Function words left out of titles, subject names and abstracts (never out of names)."""
 
-JsonParts = list[bytes]
-"""A JSON text in consecutive pieces, joined once where the whole document is made."""
+JsonParts = Iterator[bytes]
+"""A JSON text in consecutive pieces, made as they are taken: joined once where the whole
+document is made, or written one by one (``Staging.put_parts``)."""
 
 DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
 """Number alphabet of the posting lists: 5 value bits per character, the 6th says 'more'."""
@@ -583,27 +584,30 @@ def json_object(members: Mapping[str, bytes | JsonParts], end: bytes = b"") -> b
 
 
 def json_object_parts(members: Mapping[str, bytes | JsonParts], end: bytes = b"") -> JsonParts:
-    """``json_object`` in the parts it joins, for a writer that never joins them
-    (``Staging.put_parts``)."""
-    parts: JsonParts = [b"{"]
-    for key, value in sorted(members.items()):
-        parts += (json_bytes(key), b":")
+    """``json_object`` in the parts it joins, made as they are asked for, for a writer that
+    never joins them (``Staging.put_parts``); a member in parts is taken the same way."""
+    yield b"{"
+    for number, (key, value) in enumerate(sorted(members.items())):
+        if number:
+            yield b","
+        yield json_bytes(key)
+        yield b":"
         if isinstance(value, bytes):
-            parts.append(value)
+            yield value
         else:
-            parts += value
-        parts.append(b",")
-    parts[-1:] = [b"}", end] if len(parts) > 1 else [b"{}", end]
-    return parts
+            yield from value
+    yield b"}"
+    yield end
 
 
 def json_array(texts: Iterable[bytes]) -> JsonParts:
-    """A JSON array from its items' UTF-8 texts, in parts for ``json_object`` to join."""
-    parts: JsonParts = [b"["]
-    for text in texts:
-        parts += (text, b",")
-    parts[-1:] = [b"]"] if len(parts) > 1 else [b"[]"]
-    return parts
+    """A JSON array from its items' UTF-8 texts, in parts made as they are asked for."""
+    yield b"["
+    for number, text in enumerate(texts):
+        if number:
+            yield b","
+        yield text
+    yield b"]"
 
 
 def json_bytes(value: object) -> bytes:

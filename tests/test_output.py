@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -289,6 +290,33 @@ def test_a_file_in_parts_is_compared_with_an_output_it_does_not_know(tmp_path: P
         staging.put_parts("authors.json", [b"[", b"2]"])  # the same size, other bytes
     assert staging.result.changed == ("authors.json",)
     assert read_tree(out) == tree_of({"papers.json": b"".join(PARTS), "authors.json": b"[2]"})
+
+
+def test_a_one_shot_tree_writes_parts_as_they_are_made(tmp_path: Path, monkeypatch) -> None:
+    """A build that remembers nothing never holds a file's parts at once: each batch of
+    parts is on disk before the next part is made; the side file never reaches the output."""
+    monkeypatch.setattr(output_module, "WRITEV_BUFFERS", 2)
+    out = tmp_path / "_site"
+    side = staging_paths(out)[0] / output_module.PARTIAL
+    seen: list[int] = []
+
+    def made() -> Iterator[bytes]:
+        for number, part in enumerate(PARTS):
+            if number == 4:
+                seen.append(side.stat().st_size)  # the first two batches are written
+            yield part
+
+    with OutputTree(out, keep_spare=False).staging() as staging:
+        staging.put_parts("papers.json", made())
+    assert seen == [len(b"".join(PARTS[:4]))]
+    assert staging.result.changed == ("papers.json",)
+    assert read_tree(out) == tree_of({"papers.json": b"".join(PARTS)})
+    inode = os.stat(out / "papers.json").st_ino
+    with OutputTree(out, keep_spare=False).staging() as staging:  # a new process, same bytes
+        staging.put_parts("papers.json", iter(PARTS))
+    assert staging.result.changed == ()
+    assert os.stat(out / "papers.json").st_ino == inode  # linked from the previous output
+    assert not side.exists() and not (out / output_module.PARTIAL).exists()
 
 
 def test_a_one_shot_tree_remembers_no_bytes_it_staged(tmp_path: Path) -> None:
