@@ -80,14 +80,13 @@ class FileCache(Generic[T]):
                 entries[shown] = None  # read below; the place keeps the files' order
                 wanted.append((shown, path, info.st_size))
         parsed: list[str] = []
-        for (shown, path, _), read in zip(wanted, self._read_all(wanted)):
-            entry = self._entry(shown, path, read)
-            if entry is None:
+        for (shown, _, _), read in zip(wanted, self._read_all(wanted)):
+            if read is None:  # gone since it was listed
                 del entries[shown]
                 continue
-            if entry.digest != getattr(self._entries.get(shown), "digest", None):
+            if read[3] is not None:
                 parsed.append(shown)
-            entries[shown] = entry
+            entries[shown] = self._entry(shown, read)
         self._entries = {shown: entry for shown, entry in entries.items() if entry is not None}
         return self._entries, parsed
 
@@ -103,16 +102,12 @@ class FileCache(Generic[T]):
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             return pool.map(read, items, chunksize=max(1, len(items) // (workers * 8)))
 
-    def _entry(self, shown: str, path: Path, read: _Read[T] | None) -> Cached[T] | None:
-        """The cache entry for a file read again (None if it was gone)."""
-        if read is None:
-            return None
+    def _entry(self, shown: str, read: _Read[T]) -> Cached[T]:
+        """The cache entry for a file read again."""
         key, read_at, found, value = read
         racy = key[1] >= read_at - RACY_NS
-        old = self._entries.get(shown)
-        if old is not None and old.digest == found:  # touched, not changed: keep its parse
-            return replace(old, stat=key, racy=racy)
-        assert value is not None
+        if value is None:  # touched, not changed (the digest last read): keep its parse
+            return replace(self._entries[shown], stat=key, racy=racy)
         return Cached(key, racy, found, value[0])
 
 
