@@ -77,6 +77,11 @@ PartDigests = dict[int, tuple[bytes, bytes]]
 builds while a rebuild hands over the very same objects (the pieces memo.py keeps)."""
 
 
+def _parts_hash() -> hashlib.blake2b:
+    """What a file staged in parts is identified by: fed each part's ``digest`` in order."""
+    return hashlib.blake2b(digest_size=16, person=b"parts")
+
+
 def parts_digest(parts: Sequence[bytes], kept: PartDigests | None = None,
                  before: PartDigests | None = None) -> bytes:
     """A file staged in parts is identified by a digest of its parts' digests, so that a
@@ -86,7 +91,7 @@ def parts_digest(parts: Sequence[bytes], kept: PartDigests | None = None,
     part is digested). Of a file's identities, equal ones mean equal bytes either way; the same
     bytes split differently, or whole, get another identity (and are written again once).
     """
-    whole = hashlib.blake2b(digest_size=16, person=b"parts")
+    whole = _parts_hash()
     if kept is None:
         for part in parts:
             whole.update(digest(part))
@@ -562,7 +567,7 @@ def _write_file(target: Path, parts: Sequence[bytes]) -> None:
 
 def _write_parts(target: Path, parts: Iterable[bytes]) -> bytes:
     """Create a new file holding ``parts``, taken one at a time; their ``parts_digest``."""
-    whole = hashlib.blake2b(digest_size=16, person=b"parts")
+    whole = _parts_hash()
     fd = os.open(target, _CREATE, FILE_MODE)
     try:
         batch: list[bytes | memoryview] = []
