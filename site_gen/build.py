@@ -14,6 +14,7 @@ import contextlib
 import fnmatch
 import gc
 import os
+import sys
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -181,7 +182,7 @@ class Builder:
 
     def forget(self) -> None:
         """Start with no caches (and after an unexpected error: the next build starts afresh)."""
-        self.tree = OutputTree(self.output, keep_spare=self.keep_spare)
+        self.tree = OutputTree(self.output, keep_spare=self.keep_spare, waiting=self._waiting)
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
         self.static: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
@@ -196,6 +197,11 @@ class Builder:
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
         self._compiled: Mapping[str, str] = {}
         """The template sources the environment's compiled templates were made from."""
+
+    def _waiting(self) -> None:
+        """Say why a build stands still: another process is writing the same output."""
+        print(f"waiting for another site-gen process to finish writing {self.output}",
+              file=sys.stderr, flush=True)
 
     def _dump_cache(self) -> FileCache[tuple[Dump | None, list[Diagnostic]]]:
         """Dumps parsed by as many processes as pages are rendered by (``--jobs``)."""

@@ -29,10 +29,15 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover (Windows has no flock: see writing_lock)
+    fcntl = None  # type: ignore[assignment]
 
 MARKER = ".site-gen"
 MARKER_TEXT = b"This folder is written by site-gen and replaced as a whole on every build.\n"
@@ -134,9 +139,13 @@ def write_outputs(output: Path, files: Mapping[str, bytes]) -> WriteResult:
 class OutputTree:
     """One output folder and its spare, with what this process knows each of them holds."""
 
-    def __init__(self, output: Path, keep_spare: bool = True) -> None:
+    def __init__(self, output: Path, keep_spare: bool = True,
+                 waiting: Callable[[], None] | None = None) -> None:
         self.output = output
         self.keep_spare = keep_spare
+        self.waiting = waiting
+        """Called when another process is writing this output and this one must wait for it
+        (``writing_lock``)."""
         self.live: Manifest | None = None
         self.spare: Manifest | None = None
         self._staged: Sources = {}
@@ -169,14 +178,16 @@ class OutputTree:
 
         Files are staged as they are made (``Staging.put``), also by forked worker processes
         (``Staging.write`` there, ``Staging.record`` here), so a site is never held in memory
-        whole. If the block raises, the output is left as it was.
+        whole. If the block raises, the output is left as it was. Another site-gen process
+        writing the same output is waited for (``writing_lock``).
         """
         _check_replaceable(self.output)
         try:
-            recover(self.output)
-            staging = self._begin()
-            yield staging
-            self._finish(staging)
+            with writing_lock(self.output, self.waiting):
+                recover(self.output)
+                staging = self._begin()
+                yield staging
+                self._finish(staging)
         except OSError as exc:
             self.live = self.spare = None
             raise OutputError(f"cannot write {exc.filename or self.output}: {exc.strerror}") from exc
@@ -187,8 +198,9 @@ class OutputTree:
     def remove_spare(self) -> None:
         """Delete the spare folder (at the end of a watch session)."""
         staging, _ = staging_paths(self.output)
-        if staging.is_dir() and not staging.is_symlink():
-            shutil.rmtree(staging)
+        with writing_lock(self.output, self.waiting):
+            if staging.is_dir() and not staging.is_symlink():
+                shutil.rmtree(staging)
         self.spare = None
 
     def _begin(self) -> Staging:
@@ -383,6 +395,51 @@ class Staging:
             if not _link(trees.output / name, trees.staging / name):
                 raise StaleOutput(f"{trees.output / name} changed outside this build")
             trees.spare[name] = want
+
+
+@contextlib.contextmanager
+def writing_lock(output: Path, waiting: Callable[[], None] | None = None) -> Iterator[None]:
+    """Hold the folder that holds ``output`` locked while this process writes the output.
+
+    Two site-gen processes given one output (``serve`` running, and ``build`` typed in another
+    terminal) would otherwise stage into the same spare at once and swap a mixture in. The
+    later one waits until the other has swapped its site in (``waiting`` is called first), then
+    stages from what it finds. The lock is ``flock`` on the parent folder itself: no lock file
+    is left in the project, and a killed process lets go of it. Where there is no ``flock``
+    (Windows, some network file systems), builds are not kept apart.
+    """
+    if fcntl is None:  # pragma: no cover (not POSIX)
+        yield
+        return
+    try:
+        fd = os.open(output.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    except OSError:  # no folder to lock: staging reports why the output cannot be written
+        yield
+        return
+    locked = False
+    try:
+        locked = _lock(fd, waiting)
+        yield
+    finally:
+        if locked:  # unlocked here, though forked workers may still hold the descriptor
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _lock(fd: int, waiting: Callable[[], None] | None) -> bool:
+    """Take ``writing_lock``'s lock, waiting if another process holds it; False if the file
+    system has no such locks."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        pass
+    except OSError:
+        return False
+    if waiting is not None:
+        waiting()
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return True
 
 
 def _inode(path: Path) -> tuple[int, int] | None:

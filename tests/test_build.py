@@ -158,6 +158,52 @@ def test_cli_in_a_subprocess_prints_no_traceback(make_project) -> None:
     assert not (project / "_site").exists()
 
 
+def _cli_build(project: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "site_gen", "build", "-q", "--project",
+                             str(project)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+def _many_papers() -> dict[str, str]:
+    papers = [(2020 + i % 6, f"Paper Number {i} On Concurrent Writers", abstract(f"w{i}"),
+               ["cs.DC"]) for i in range(120)]
+    return {"content/dumps/a.txt": listing_dump("Ann Lee", papers)}
+
+
+def test_two_builds_at_once_leave_one_whole_site(make_project, tmp_path: Path) -> None:
+    """``serve`` and ``build`` in another terminal write one output: neither may see the
+    other's half-staged spare (output.writing_lock)."""
+    project = make_project(_many_papers())
+    assert build(project, tmp_path / "expected").ok
+    expected = read_tree(tmp_path / "expected")
+    for _ in range(3):
+        runs = [_cli_build(project) for _ in range(2)]
+        for run in runs:
+            _, err = run.communicate(timeout=120)
+            assert run.returncode == 0, err
+            assert "Traceback" not in err
+        assert read_tree(project / "_site") == expected
+
+
+def test_a_build_says_it_waits_for_another_writing_the_output(make_project) -> None:
+    import fcntl
+
+    project = make_project(GOOD)
+    fd = os.open(project, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # as a site-gen process writing project/_site holds it
+    try:
+        run = _cli_build(project)
+        line = run.stderr.readline() if run.stderr else ""
+        assert line == f"waiting for another site-gen process to finish writing {project / '_site'}\n"
+        assert run.poll() is None and not (project / "_site").exists()
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    run.communicate(timeout=60)
+    assert run.returncode == 0
+    assert (project / "_site/index.html").is_file()
+
+
 def test_symlink_out_of_content_is_refused(make_project, tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text(listing_dump("Eve", [(2024, "Secret Paper Title", abstract("secret"), ["cs.CR"])]))

@@ -329,3 +329,55 @@ def test_a_one_shot_tree_remembers_no_bytes_it_staged(tmp_path: Path) -> None:
         for name, data in V1.items():
             staging.put(name, data)
     assert staging.sources.keys() == V1.keys()
+
+
+def _hold_lock(folder: Path) -> int:
+    """Lock ``folder`` as another site-gen process writing an output in it would."""
+    import fcntl
+
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def test_a_build_waits_while_another_process_writes_the_same_output(tmp_path: Path) -> None:
+    import fcntl
+    import threading
+
+    out = tmp_path / "_site"
+    OutputTree(out, keep_spare=False).write(V1)
+    fd = _hold_lock(tmp_path)  # another open file: the lock conflicts as another process's would
+    told = threading.Event()
+    writer = threading.Thread(target=lambda: OutputTree(out, waiting=told.set).write(V2))
+    try:
+        writer.start()
+        assert told.wait(10), "the writer was not told it must wait"
+        writer.join(0.3)
+        assert writer.is_alive(), "the writer did not wait for the lock"
+        assert read_tree(out) == tree_of(V1)
+        assert not staging_paths(out)[0].exists()  # nothing staged while the lock is held
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    writer.join(10)
+    assert not writer.is_alive()
+    assert read_tree(out) == tree_of(V2)
+
+
+def test_an_unlocked_output_is_written_without_waiting(tmp_path: Path) -> None:
+    told: list[bool] = []
+    tree = OutputTree(tmp_path / "_site", waiting=lambda: told.append(True))
+    tree.write(V1)
+    tree.write(V2)
+    tree.remove_spare()
+    assert told == []
+    # the lock is let go after each build: another process can take it at once
+    os.close(_hold_lock(tmp_path))
+
+
+def test_the_lock_is_let_go_when_staging_fails(tmp_path: Path) -> None:
+    tree = OutputTree(tmp_path / "_site")
+    with pytest.raises(RuntimeError), tree.staging() as staging:
+        staging.put("index.html", b"x")
+        raise RuntimeError("a generator failed")
+    os.close(_hold_lock(tmp_path))
