@@ -20,7 +20,7 @@ from .memo import Pieces
 from .model import Catalog, Paper, newest_first
 from .search import encode_json
 from .subjects import subject_name
-from .text import plain_text, slugify
+from .text import MEMO, plain_text, slugify
 from .urls import absolute_url, author_bibtex_url, citation_url, paper_url
 
 _PARTICLES = frozenset(["da", "de", "del", "della", "der", "di", "du", "dos", "la", "le", "van", "von", "den", "ter", "ten", "zu"])
@@ -164,7 +164,7 @@ def clean_text(text: str) -> str:
     return _clean_text(text)
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=MEMO)
 def _clean_text(text: str) -> str:
     return " ".join(_UNPRINTABLE.sub("", text).split())
 

@@ -15,9 +15,15 @@ from latex2mathml.converter import convert as latex_to_mathml
 from markupsafe import Markup, escape
 from slugify import slugify as _slugify
 
-# Pure functions of dump text are memoised: a rebuild in watch mode meets the same titles,
-# abstracts and names again, and a large site meets each title on many pages.
-_MEMO = 1 << 16
+MEMO = 1 << 20
+"""Entries kept by the memos of pure functions of dump text (here, urls.py, citations.py).
+
+A rebuild in watch mode meets the same titles, abstracts and names again, and a build meets
+each title on many pages and in every generator. Those meet the papers in one order, over and
+over, and an LRU memo smaller than what it is asked for then never hits: with 65,536 entries,
+a 100,000-paper site (200,000 titles and abstracts) made every one of them again in every
+generator and every rebuild. So the memos hold more than any site we expect has titles and
+abstracts; what a memo keeps is what the site is made of anyway."""
 _LOOKALIKE_CHARS = "×ßøØłŁ"
 _LOOKALIKES = str.maketrans({"×": "x", "ß": "ss", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L"})
 
@@ -30,7 +36,7 @@ character a space, the bytes of other characters kept."""
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
-@lru_cache(maxsize=_MEMO)
+@lru_cache(maxsize=MEMO)
 def fold(text: str) -> str:
     """A matching key: no accents, no case, no punctuation, single spaces.
 
@@ -59,7 +65,7 @@ def _fold_non_ascii(text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=_MEMO)
+@lru_cache(maxsize=MEMO)
 def slugify(text: str, max_length: int = 80) -> str:
     """ASCII URL slug (transliterating any script); may be empty, callers supply a fallback."""
     return _slugify(text, max_length=max_length, word_boundary=True, save_order=True)
@@ -122,7 +128,7 @@ _WRAPPERS = {
 _URL_TRAILING = ".,;:!?'\")]}"
 
 
-@lru_cache(maxsize=_MEMO)
+@lru_cache(maxsize=MEMO)
 def render_abstract(text: str) -> Markup:
     """Abstract -> HTML paragraphs: math as MathML, text-mode LaTeX as tags, URLs as links."""
     paragraphs = [p for p in re.split(r"\n\s*\n", text) if p.strip()]
@@ -145,7 +151,7 @@ def render_inline(text: str, links: bool = True) -> Markup:
     return Markup("".join(out))
 
 
-@lru_cache(maxsize=_MEMO)
+@lru_cache(maxsize=MEMO)
 def render_title(text: str) -> Markup:
     """A title as inline HTML (math, dashes, emphasis), never containing links."""
     return render_inline(text, links=False)
@@ -281,7 +287,7 @@ _DOLLARS = re.compile(r"(?<!\\)\$+")
 _BRACES = re.compile(r"(?<!\\)[{}]")
 
 
-@lru_cache(maxsize=_MEMO)
+@lru_cache(maxsize=MEMO)
 def plain_text(text: str) -> str:
     """Abstract text without markup: for search, meta descriptions and derived titles."""
     if "$" in text:

@@ -16,6 +16,8 @@ import re
 from functools import lru_cache
 from pathlib import PurePosixPath
 
+from .text import MEMO
+
 _SAFE_URL = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]*/)*(?:[A-Za-z0-9][A-Za-z0-9._-]*)?")
 
 
@@ -66,7 +68,7 @@ def check_url(url: str) -> str:
     return url
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=MEMO)
 def output_path(url: str) -> PurePosixPath:
     """Where a URL's file lives inside the output folder."""
     check_url(url)
