@@ -429,6 +429,11 @@ class Builder:
         self._compiled = texts
         return env, texts
 
+    def fill_spare(self, go_on: Callable[[], bool]) -> bool:
+        """Link the output's files into the spare while ``go_on()`` (see OutputTree.fill_spare);
+        True once done."""
+        return self.tree.fill_spare(go_on)
+
     def close(self) -> None:
         """Remove the spare output folder a watch session kept (see output.py)."""
         self.tree.remove_spare()

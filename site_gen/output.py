@@ -195,6 +195,50 @@ class OutputTree:
             self.live = self.spare = None
             raise
 
+    def fill_spare(self, go_on: Callable[[], bool] = lambda: True, batch: int = 1000) -> bool:
+        """Hard-link into the spare each output file it does not hold yet, so that the next
+        build stages only the files it changes. True once the spare holds the output's files.
+
+        Watch mode calls this while waiting for edits: after the first build the spare is
+        empty (or an older site), and the first rebuild would otherwise link the whole site
+        into it. Files are linked ``batch`` at a time, each batch under ``writing_lock`` (a
+        build in another process waits for one batch, not for the whole site). Before each,
+        it stops if ``go_on()`` is false (an edit came); a later call goes on where it
+        stopped. After a file system error it gives up, and the next build takes the spare's
+        files as unknown (and reports the error if it meets it).
+        """
+        if not self.keep_spare or not self.trusted() or self.live is None:
+            return True  # no spare, or nothing known to fill it from
+        missing = [name for name, want in self.live.items()
+                   if want is not None and (self.spare or {}).get(name) != want]
+        made = {""}
+        for start in range(0, len(missing), batch):
+            if not go_on():
+                return False
+            with writing_lock(self.output, self.waiting):
+                if not self.trusted():  # another process built meanwhile
+                    return True
+                try:
+                    self._link_into_spare(missing[start:start + batch], made)
+                except OSError:
+                    self.spare = None
+                    return True
+        return True
+
+    def _link_into_spare(self, names: list[str], made: set[str]) -> None:
+        """Hard-link these output files into the spare (made if there is none yet)."""
+        staging, _ = staging_paths(self.output)
+        if self.spare is None:
+            self.spare, _ = _prepare_spare(staging)
+            self._identity = self._identify()
+        spare, live = self.spare, self.live or {}
+        for name in names:
+            _make_dirs(staging, os.path.dirname(name), made)
+            spare.pop(name, None)  # first: whatever happens next, the spare's file is unknown
+            _clear(staging / name)
+            if _link(self.output / name, staging / name):
+                spare[name] = live[name]
+
     def remove_spare(self) -> None:
         """Delete the spare folder (at the end of a watch session)."""
         staging, _ = staging_paths(self.output)

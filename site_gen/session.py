@@ -81,11 +81,16 @@ class WatchSession:
         return self.rebuild({})
 
     def run(self) -> None:
-        """Rebuild on each batch until ``stop()``."""
+        """Rebuild on each batch until ``stop()``; while no edit comes, bring the spare output
+        folder up to date, so the next rebuild stages only what it changes."""
+        filled = False
         while not self._stop.is_set():
             batch = self.queue.get(timeout=0.5)
             if batch:
                 self.rebuild(batch)
+                filled = False
+            elif not filled:
+                filled = self.builder.fill_spare(lambda: not self.queue.pending())
 
     def stop(self) -> None:
         """End ``run`` (from any thread)."""

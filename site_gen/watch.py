@@ -175,6 +175,12 @@ class ChangeQueue:
                 self._ready.wait(min(w for w in (wait, left, 1.0) if w is not None))
         return None
 
+    def pending(self) -> bool:
+        """True when changes wait to be built (or the queue is closed): a build loop's
+        housekeeping should give way."""
+        with self._ready:
+            return self._closed or bool(self._debouncer.changes)
+
     def close(self) -> None:
         """Wake and end any ``get``."""
         with self._ready:

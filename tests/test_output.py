@@ -381,3 +381,64 @@ def test_the_lock_is_let_go_when_staging_fails(tmp_path: Path) -> None:
         staging.put("index.html", b"x")
         raise RuntimeError("a generator failed")
     os.close(_hold_lock(tmp_path))
+
+
+def _inodes(root: Path) -> dict[str, int]:
+    return {str(p.relative_to(root)): p.stat().st_ino for p in root.rglob("*") if p.is_file()}
+
+
+def test_filling_the_spare_links_the_output_into_it(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    spare = staging_paths(out)[0]
+    tree = OutputTree(out)
+    tree.write(V1)  # a first build into no output: no spare yet
+    assert not spare.exists()
+    assert tree.fill_spare() is True
+    assert read_tree(spare) == {name: data for name, data in tree_of(V1).items() if name != MARKER}
+    linked = _inodes(out)
+    assert _inodes(spare) == {n: linked[n] for n in V1}
+    result = tree.write(V2)
+    assert read_tree(out) == tree_of(V2)
+    assert set(result.changed) == {"index.html", "papers/c/index.html"}
+    assert set(result.removed) == {"papers/b/index.html"}
+    assert _inodes(out)["papers/a/index.html"] == linked["papers/a/index.html"]
+    assert read_tree(spare) == tree_of(V1)
+    assert tree.fill_spare() is True  # now only what the last build changed is linked
+    assert read_tree(spare) == {**tree_of(V2), "papers/b/index.html": b"b 1"}
+
+
+def test_filling_stops_when_told_and_the_next_build_is_whole(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    tree.write(V1)
+    asked = []
+
+    def go_on() -> bool:
+        asked.append(True)
+        return len(asked) <= 2  # an edit comes after two files
+
+    assert tree.fill_spare(go_on, batch=1) is False
+    assert len(_inodes(staging_paths(out)[0])) == 2
+    tree.write(V3)
+    assert read_tree(out) == tree_of(V3)
+    assert tree.fill_spare() is True
+    tree.write(V1)
+    assert read_tree(out) == tree_of(V1)
+
+
+def test_a_spare_is_not_filled_from_an_output_another_process_replaced(tmp_path: Path) -> None:
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    tree.write(V1)
+    OutputTree(out, keep_spare=False).write(V2)  # another process built meanwhile
+    assert tree.fill_spare() is True
+    assert not staging_paths(out)[0].exists()
+    tree.write(V3)
+    assert read_tree(out) == tree_of(V3)
+
+
+def test_a_one_shot_tree_has_no_spare_to_fill(tmp_path: Path) -> None:
+    tree = OutputTree(tmp_path / "_site", keep_spare=False)
+    tree.write(V1)
+    assert tree.fill_spare() is True
+    assert not staging_paths(tmp_path / "_site")[0].exists()

@@ -10,9 +10,10 @@ import time
 from pathlib import Path, PurePath
 
 import pytest
-from conftest import abstract, listing_dump
+from conftest import abstract, listing_dump, read_tree
 
 from site_gen.build import Builder
+from site_gen.output import MARKER, staging_paths
 from site_gen.session import WatchSession, rebuild_line
 from site_gen.watch import ChangeKind, ChangeQueue, Debouncer, Layout, Watcher, classify, describe
 
@@ -119,6 +120,20 @@ def test_queue_groups_a_burst_into_one_batch() -> None:
     assert queue.get(timeout=0) is None
 
 
+def test_queue_tells_housekeeping_when_changes_wait() -> None:
+    clock = FakeClock()
+    queue = ChangeQueue(LAYOUT, clock=clock)
+    assert not queue.pending()
+    queue.put(str(P / "_site/index.html"))  # ignored: nothing to build
+    assert not queue.pending()
+    queue.put(str(P / "content/dumps/a.txt"))
+    assert queue.pending()  # not due yet, but an edit came
+    clock.now += 0.2
+    assert queue.get(timeout=0) and not queue.pending()
+    queue.close()
+    assert queue.pending()
+
+
 def test_queue_get_returns_when_closed() -> None:
     queue = ChangeQueue(LAYOUT)
     threading.Timer(0.05, queue.close).start()
@@ -210,6 +225,23 @@ def test_atomic_rename_save_is_seen(session: WatchSession) -> None:
     assert wait_for(lambda: len(session.history) == 2, seconds=5)  # reported after the write
     assert page.is_file()
     assert "content/dumps/a.txt changed" in session.lines[-1]
+
+
+def test_while_no_edit_comes_the_spare_is_filled(session: WatchSession) -> None:
+    """After the first build the spare is empty; the session links the site into it while it
+    waits, so the first edit stages only what it changes (output.OutputTree.fill_spare)."""
+    output = session.builder.output
+    spare = staging_paths(output)[0]
+    files = {name for name in read_tree(output) if name != MARKER}
+    assert wait_for(lambda: spare.is_dir() and files <= set(read_tree(spare)), seconds=5)
+    for name in files:
+        assert (spare / name).stat().st_ino == (output / name).stat().st_ino
+    save(session.builder.project / "content/dumps/a.txt", listing_dump("Ann Lee", [
+        (2024, "Paper Number 0 On Scheduling", abstract("topic 0"), ["cs.LG"]),
+        (2025, "A Third Paper After Filling", abstract("third"), ["cs.LG"])]))
+    assert wait_for(lambda: len(session.history) == 2, seconds=5)
+    assert (output / "papers/a-third-paper-after-filling/index.html").is_file()
+    assert not (output / "papers/paper-number-1-on-scheduling").exists()
 
 
 def test_a_burst_of_200_events_gives_at_most_two_rebuilds(session: WatchSession) -> None:
