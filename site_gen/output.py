@@ -482,7 +482,10 @@ def _lock(fd: int, waiting: Callable[[], None] | None) -> bool:
         return False
     if waiting is not None:
         waiting()
-    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:  # e.g. ENOLCK: go on unlocked, as on a file system without locks
+        return False
     return True
 
 
