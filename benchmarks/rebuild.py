@@ -13,6 +13,10 @@
    site is on disk (the swap of the output folder, which makes every changed file visible at
    once), debounce included, and the build alone as the rebuild line reports it.
 4. (b) ``site-gen build`` run again in a fresh process after the same kind of edit.
+5. (c) The first edit of a new watch session, ten seconds after its first build (someone
+   looking at the preview), from the write to the site on disk. (a) leaves out what a first
+   build leaves the spare output folder to catch up on, (c) counts what of it the session did
+   not do while idle.
 
 Prints the median of ``--runs`` runs of each and the ratio to the full build. Timings are
 wall-clock on whatever else the machine is doing; run it on a quiet machine.
@@ -64,10 +68,11 @@ def main(argv: list[str] | None = None) -> int:
     full = [time_full_build(project, work / f"clean{i}") for i in range(runs)]
     print(f"full build (site-gen build, empty output): {fmt(full)}", flush=True)
     latency, build_only = time_watch_rebuilds(project, runs)
+    first = time_first_edit(project, runs)
     again = [time_build_again(project) for _ in range(runs)]
     if edited(project):
         edit_one_dump(project, undo=True)  # leave the corpus as generated
-    report(args.papers, full, latency, build_only, again)
+    report(args.papers, full, latency, build_only, first, again)
     shutil.rmtree(work / GRAVEYARD, ignore_errors=True)
     return 0
 
@@ -120,11 +125,12 @@ def discard(folder: Path) -> None:
             path.rename(graveyard / f"{path.name}-{time.monotonic_ns()}")
 
 
-def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[float]]:
-    """(write-to-disk latency, build time) of watch-mode rebuilds after one-dump edits."""
-    builder = Builder(project, project / "_watch", keep_spare=True)
+def watched(project: Path, output: Path) -> tuple[WatchSession, dict[int, float]]:
+    """A watch session over a new output, and when each of its builds' sites was on disk
+    (build number -> ``time.perf_counter()`` at the swap)."""
+    builder = Builder(project, output, keep_spare=True)
     discard(builder.output)
-    swapped: dict[int, float] = {}  # build number -> when its site was on disk
+    swapped: dict[int, float] = {}
     session = WatchSession(builder, say=lambda line: None, warn=print_problem)
     finish = builder.tree._finish  # the swap that puts a staged site in place (output.py)
 
@@ -133,6 +139,13 @@ def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[flo
         swapped[len(session.history)] = time.perf_counter()
 
     builder.tree._finish = timed_finish  # type: ignore[method-assign]
+    return session, swapped
+
+
+def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[float]]:
+    """(write-to-disk latency, build time) of watch-mode rebuilds after one-dump edits."""
+    session, swapped = watched(project, project / "_watch")
+    builder = session.builder
     session.start()
     session.rebuild({})  # the first rebuild also fills the spare folder; not a one-dump edit
     thread = threading.Thread(target=session.run, daemon=True)
@@ -155,6 +168,37 @@ def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[flo
             edit_one_dump(project, undo=True)
         discard(builder.output)
     return latency, build_only
+
+
+FIRST_EDIT_IDLE = 10.0
+"""Seconds a new session is left alone after its first build before ``time_first_edit`` edits
+(someone looking at the preview)."""
+
+
+def time_first_edit(project: Path, runs: int) -> list[float]:
+    """Write-to-disk latency of the first edit of a session: a new session over an empty
+    output, left idle ``FIRST_EDIT_IDLE`` seconds after its first build, then one edit. What
+    the first build left for the spare folder to catch up on counts here, unless the session
+    did it while idle (output.OutputTree.fill_spare)."""
+    latency = []
+    for _ in range(runs):
+        session, swapped = watched(project, project / "_first")
+        session.start()
+        thread = threading.Thread(target=session.run, daemon=True)
+        thread.start()
+        try:
+            time.sleep(FIRST_EDIT_IDLE)
+            started = time.perf_counter()
+            edit_one_dump(project, undo=edited(project))
+            number = wait_for_rebuild(session, str(first_dump(project)), 1)
+            latency.append(swapped[number] - started)
+            print(f"  first edit of a session: on disk {latency[-1] * 1000:.0f} ms after the "
+                  f"write ({session.history[number].seconds * 1000:.0f} ms of build)", flush=True)
+        finally:
+            session.close()
+            thread.join(timeout=10)
+            discard(session.builder.output)
+    return latency
 
 
 def print_problem(line: str) -> None:
@@ -221,12 +265,13 @@ def fmt(values: list[float]) -> str:
 
 
 def report(papers: int, full: list[float], latency: list[float], build_only: list[float],
-           again: list[float]) -> None:
+           first: list[float], again: list[float]) -> None:
     base = statistics.median(full)
     rows = [("full build, empty output (site-gen build)", full),
             ("(a) watch rebuild, dump write -> site on disk", latency),
             ("    of which the build itself", build_only),
-            ("(b) site-gen build again, after the edit", again)]
+            ("(b) site-gen build again, after the edit", again),
+            (f"(c) first edit, {FIRST_EDIT_IDLE:.0f} s after a session's start", first)]
     print(f"\nRebuild after a one-dump edit ({EDIT}), {papers:,} papers "
           f"(median of {len(full)} runs)\n")
     print(f"| {'measurement':<46} | {'median':>9} | {'of full build':>13} |")
