@@ -219,25 +219,21 @@ class OutputTree:
                 if not self.trusted():  # another process built meanwhile
                     return True
                 try:
-                    self._link_into_spare(missing[start:start + batch], made)
+                    self._fill_batch(missing[start:start + batch], made)
                 except OSError:
                     self.spare = None
                     return True
         return True
 
-    def _link_into_spare(self, names: list[str], made: set[str]) -> None:
+    def _fill_batch(self, names: list[str], made: set[str]) -> None:
         """Hard-link these output files into the spare (made if there is none yet)."""
         staging, _ = staging_paths(self.output)
         if self.spare is None:
             self.spare, _ = _prepare_spare(staging)
             self._identity = self._identify()
-        spare, live = self.spare, self.live or {}
+        live = self.live or {}
         for name in names:
-            _make_dirs(staging, os.path.dirname(name), made)
-            spare.pop(name, None)  # first: whatever happens next, the spare's file is unknown
-            _clear(staging / name)
-            if _link(self.output / name, staging / name):
-                spare[name] = live[name]
+            _link_into_spare(self.output, staging, self.spare, name, live[name], made)
 
     def remove_spare(self) -> None:
         """Delete the spare folder (at the end of a watch session)."""
@@ -432,13 +428,9 @@ class Staging:
             before = self.previous.get(name)
             if self.remember and before is not None and before[1] == want:
                 self.sources[name] = before
-            if trees.spare.get(name) == want:
-                continue
-            _make_dirs(trees.staging, os.path.dirname(name), self._made)
-            _clear(trees.staging / name)
-            if not _link(trees.output / name, trees.staging / name):
+            if trees.spare.get(name) != want and not _link_into_spare(
+                    trees.output, trees.staging, trees.spare, name, want, self._made):
                 raise StaleOutput(f"{trees.output / name} changed outside this build")
-            trees.spare[name] = want
 
 
 @contextlib.contextmanager
@@ -632,6 +624,20 @@ def _drop_file(path: Path) -> None:
     except PermissionError:
         if not stat.S_ISDIR(os.lstat(path).st_mode):
             raise
+
+
+def _link_into_spare(output: Path, staging: Path, spare: Manifest, name: str, want: bytes | None,
+                     made: set[str]) -> bool:
+    """Hard-link the output's file ``name`` (whose digest is ``want``) into the spare, in
+    place of whatever the spare had there, and note it in the spare's manifest; False when
+    the output's file cannot be linked (the spare then holds nothing known under ``name``)."""
+    _make_dirs(staging, os.path.dirname(name), made)
+    spare.pop(name, None)  # first: whatever happens next, the spare's file is unknown
+    _clear(staging / name)
+    if not _link(output / name, staging / name):
+        return False
+    spare[name] = want
+    return True
 
 
 def _link(current: Path, target: Path) -> bool:
