@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from operator import attrgetter
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from .model import Catalog
 from .output import digest
@@ -84,7 +84,7 @@ class FileCache(Generic[T]):
             if read is None:  # gone since it was listed
                 del entries[shown]
                 continue
-            if read[3] is not None:
+            if read.parsed is not None:
                 parsed.append(shown)
             entries[shown] = self._entry(shown, read)
         self._entries = {shown: entry for shown, entry in entries.items() if entry is not None}
@@ -104,24 +104,30 @@ class FileCache(Generic[T]):
 
     def _entry(self, shown: str, read: _Read[T]) -> Cached[T]:
         """The cache entry for a file read again."""
-        key, read_at, found, value = read
-        racy = key[1] >= read_at - RACY_NS
-        if value is None:  # touched, not changed (the digest last read): keep its parse
-            return replace(self._entries[shown], stat=key, racy=racy)
-        return Cached(key, racy, found, value[0])
+        racy = read.stat[1] >= read.read_at - RACY_NS
+        if read.parsed is None:  # touched, not changed (the digest last read): keep its parse
+            return replace(self._entries[shown], stat=read.stat, racy=racy)
+        return Cached(read.stat, racy, read.digest, read.parsed[0])
 
 
 PARALLEL_BYTES = 4 << 20
 """Files to read that hold less than this in all are read in this process (``FileCache``)."""
 
-_Read = tuple[tuple[int, int, int], int, bytes, "tuple[T] | None"]
+class _Read(NamedTuple, Generic[T]):
+    """What ``_read`` found of a file (a tuple: it comes back from a worker process)."""
+
+    stat: tuple[int, int, int]
+    """(size, mtime, inode)."""
+    read_at: int
+    digest: bytes
+    parsed: tuple[T] | None
+    """Its parsed form in a 1-tuple; None when its digest was the last one read (not parsed)."""
 
 
 def _read(parse: Callable[[str, bytes], T], item: tuple[str, Path, bytes | None]
           ) -> _Read[T] | None:
-    """A file's (size, mtime, inode), when it was read, its digest, and its parsed form in a
-    1-tuple (None if its digest is ``item``'s last one: it is not parsed again); None if the
-    file is gone."""
+    """What a file holds (``_Read``; it is not parsed again when its digest is ``item``'s last
+    one); None if the file is gone."""
     shown, path, last_digest = item
     try:
         info = os.stat(path)
@@ -130,8 +136,8 @@ def _read(parse: Callable[[str, bytes], T], item: tuple[str, Path, bytes | None]
         return None
     read_at = time.time_ns()
     found = digest(data)
-    value = None if found == last_digest else (parse(shown, data),)
-    return (info.st_size, info.st_mtime_ns, info.st_ino), read_at, found, value
+    parsed = None if found == last_digest else (parse(shown, data),)
+    return _Read((info.st_size, info.st_mtime_ns, info.st_ino), read_at, found, parsed)
 
 
 def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozenset[Lookup] | None]:
