@@ -42,6 +42,9 @@ from site_gen.build import Builder
 from site_gen.output import Staging
 from site_gen.session import WatchSession, rebuild_line
 
+sys.path.insert(0, str(HERE))
+from run import GRAVEYARD, bury  # noqa: E402 (benchmarks/ is not a package)
+
 EDIT_MARK = "-edited"
 TITLE_MARK = "Edited: "
 EDIT = "abstract"
@@ -108,9 +111,6 @@ def time_full_build(project: Path, output: Path) -> float:
     return seconds
 
 
-GRAVEYARD = "graveyard"
-
-
 def discard(folder: Path) -> None:
     """Move an output (and its spare) aside into the graveyard, deleted when the run ends.
 
@@ -120,9 +120,7 @@ def discard(folder: Path) -> None:
     """
     for path in (folder, folder.with_name(f".{folder.name}.staging")):
         if path.exists():
-            graveyard = folder.parent / GRAVEYARD
-            graveyard.mkdir(exist_ok=True)
-            path.rename(graveyard / f"{path.name}-{time.monotonic_ns()}")
+            bury(path)
 
 
 def watched(project: Path, output: Path) -> tuple[WatchSession, dict[int, float]]:

@@ -116,11 +116,16 @@ def settle(removed: Path | None = None) -> None:
     kernel time five times as long, and that for whichever tool came next.
     """
     if removed is not None and removed.exists():
-        graveyard = removed.parent / GRAVEYARD
-        graveyard.mkdir(exist_ok=True)
-        removed.rename(graveyard / f"{removed.name}-{time.monotonic_ns()}")
+        bury(removed)
     os.sync()
     time.sleep(1)
+
+
+def bury(folder: Path) -> None:
+    """Move ``folder`` into the graveyard beside it (``GRAVEYARD``), under a new name."""
+    graveyard = folder.parent / GRAVEYARD
+    graveyard.mkdir(exist_ok=True)
+    folder.rename(graveyard / f"{folder.name}-{time.monotonic_ns()}")
 
 
 def site_gen(root: Path, out: Path, fresh: bool, jobs: int | None) -> Run:
