@@ -31,7 +31,7 @@ from .curation import CURATION_FILE, load_curation
 from .diagnostics import Diagnostic, Severity, error, has_errors, warning
 from .exports import export_files
 from .feeds import feed_files
-from .memo import SiteFilesMemo
+from .memo import Carried, CatalogDelta, SiteFilesMemo
 from .model import Catalog, Dump
 from .output import OutputError, OutputTree, Staging, StaleOutput, WriteResult
 from .pages import Page, read_pages
@@ -356,14 +356,21 @@ class Builder:
         return BuildResult(tuple(_sorted(diagnostics)), staging.result, len(plan.routes),
                            plan.catalog, len(rendered), reread, plan.config)
 
-    def _put_site_files(self, stream: Iterator[SiteFile], staging: Staging,
+    def _put_site_files(self, stream: Iterator[SiteFile | Carried], staging: Staging,
                         taken: Collection[str]) -> set[str]:
         """Stage each file beside the pages as it is made, and let it go before the next is
         made; their names, when a rebuild will need them. Raises _Clash when a file has the
         name of a page or static file (after the generators ran, as before)."""
         files: set[str] = set()
         clashes: dict[str, bytes] = {}
-        for name, data in stream:
+        for item in stream:
+            if isinstance(item, Carried):
+                clashes.update(dict.fromkeys([n for n in item.names if n in taken], b""))
+                if not clashes:
+                    staging.keep(item.names)
+                    files.update(item.names)
+                continue
+            name, data = item
             if name in taken:
                 clashes[name] = b""
             elif not clashes:
@@ -387,15 +394,18 @@ class Builder:
         return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations)
 
     def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool
-                    ) -> tuple[Iterator[SiteFile], set[str]]:
+                    ) -> tuple[Iterator[SiteFile | Carried], set[str]]:
         """The files beside the pages, one at a time, or (when all they are made from is
         unchanged) the names of last build's, which the output keeps."""
         key, names = self.memory.site_files
         live = self.tree.digests()
-        if same_catalog and key == _site_files_key(plan) and all(live.get(n) for n in names):
+        now = _site_files_key(plan)
+        if same_catalog and key == now and all(live.get(n) for n in names):
             return iter(()), set(names)
+        same_settings = isinstance(key, tuple) and key[0] == now[0]  # the sitemap reads routes
+        delta = CatalogDelta.of(self.memory.catalog, plan.changes) if same_settings else None
         return site_file_stream(plan.catalog, plan.config, plan.routes, dict(entries),
-                                plan.build_time, self.site_memo), set()
+                                plan.build_time, self.site_memo, delta), set()
 
     def _stale_routes(self, routes: tuple[Route, ...], changes: frozenset[Lookup] | None,
                       fresh: bool) -> tuple[Route, ...]:
@@ -465,9 +475,10 @@ class _Clash(Exception):
         self.diagnostics = diagnostics
 
 
-def _site_files_key(plan: Plan) -> object:
-    """What the files beside the pages are made from, besides the catalog."""
-    return (plan.config, tuple(r.url for r in plan.routes), plan.build_time)
+def _site_files_key(plan: Plan) -> tuple[object, tuple[str, ...]]:
+    """What the files beside the pages are made from, besides the catalog: the settings every
+    generator reads, and the routes (which only the sitemap reads)."""
+    return (plan.config, plan.build_time), tuple(r.url for r in plan.routes)
 
 
 def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],
@@ -478,7 +489,9 @@ def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],
     ``memo`` (kept by a Builder) lets each generator reuse the pieces of unchanged papers.
     """
     files: dict[str, bytes] = {}
-    for name, data in site_file_stream(catalog, config, routes, entries, build_time, memo):
+    for item in site_file_stream(catalog, config, routes, entries, build_time, memo):
+        assert not isinstance(item, Carried)  # only given a delta
+        name, data = item
         assert name not in files, f"two generators write {name}"  # fixed names in urls.py
         files[name] = data if isinstance(data, bytes) else b"".join(data)
     return files
@@ -491,20 +504,23 @@ document, for ``Staging.put_parts``)."""
 
 def site_file_stream(catalog: Catalog, config: Config, routes: tuple[Route, ...],
                      entries: dict[str, str], build_time: datetime | None,
-                     memo: SiteFilesMemo | None = None) -> Iterator[SiteFile]:
+                     memo: SiteFilesMemo | None = None, delta: CatalogDelta | None = None
+                     ) -> Iterator[SiteFile | Carried]:
     """``site_files`` one file at a time, each made when it is asked for, so that it can be
     written and let go before the next is made.
 
     A memo that keeps nothing (``SiteFilesMemo(keep=False)``, a one-shot build) holds no
     generator's pieces beyond the file being made; each generator's leftovers go when it ends.
+    ``delta`` (a rebuild whose settings are the last build's) lets a generator visit only what
+    changed, and name the files it did not make again in a ``Carried``.
     """
     memo = memo or SiteFilesMemo()
     yield NOJEKYLL, b""
     if config.cname:
         yield CNAME, config.cname.encode("utf-8") + b"\n"
     yield from sitemap_outputs(routes, config.site_url, memo.sitemap).items()
-    generators: tuple[tuple[str, Callable[[], Iterator[SiteFile]]], ...] = (
-        ("search", lambda: search_files(catalog, memo.search)),
+    generators: tuple[tuple[str, Callable[[], Iterator[SiteFile | Carried]]], ...] = (
+        ("search", lambda: search_files(catalog, memo.search, delta)),
         ("feeds", lambda: feed_files(catalog, config, build_time, memo.feeds)),
         ("citations", lambda: citation_files(catalog, config.site_url, entries, memo.citations)),
         ("exports", lambda: export_files(catalog, config, memo.exports)),

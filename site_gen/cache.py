@@ -170,6 +170,8 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
             changes.add((name, ""))
         if len(before_all) != len(after_all):
             changes.add(("count", name))
+    if not changes:  # the very catalog again: what was made from it holds (memo.CatalogDelta)
+        return old, frozenset()
     interned = replace(new, papers=papers, authors=authors, subjects=subjects,
                        _papers_by_id={}, _authors_by_id={}, _subjects_by_code={})
     return interned, frozenset(changes)

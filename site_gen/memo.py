@@ -12,10 +12,54 @@ catalog.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from collections.abc import Callable, Collection, Hashable, Iterable
+from dataclasses import dataclass
+from typing import Generic, NamedTuple, TypeVar
+
+from .model import Catalog
 
 V = TypeVar("V")
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogDelta:
+    """How this build's catalog differs from ``previous``, the catalog of the site on disk.
+
+    The catalog is interned (cache.py): every paper, author and subject not named here is
+    the very object ``previous`` holds. A generator whose pieces were last made from
+    ``previous`` (and from the same settings) may then visit only what is named here.
+    """
+
+    previous: Catalog
+    papers: frozenset[str]
+    """Ids of papers changed, added or removed."""
+    authors: frozenset[str]
+    """Ids of authors whose shown data (name, profiles, ...) changed, added or removed."""
+    author_papers: frozenset[str]
+    """Ids of authors whose list of papers changed."""
+    subjects: frozenset[str]
+    """Codes of subjects changed, added or removed."""
+
+    @classmethod
+    def of(cls, previous: Catalog | None, changes: Collection[tuple[str, str]] | None
+           ) -> CatalogDelta | None:
+        """The delta from ``intern_catalog``'s changes; None when all is to be made again."""
+        if previous is None or changes is None:
+            return None
+        named: dict[str, set[str]] = {"paper": set(), "author": set(), "author-papers": set(),
+                                      "subject": set()}
+        for kind, key in changes:
+            if kind in named:
+                named[kind].add(key)
+        return cls(previous, frozenset(named["paper"]), frozenset(named["author"]),
+                   frozenset(named["author-papers"]), frozenset(named["subject"]))
+
+
+class Carried(NamedTuple):
+    """Files a generator did not make again: each holds what the last build wrote under its
+    name (the Builder stages them from the output as they are)."""
+
+    names: tuple[str, ...]
 
 
 class Pieces(Generic[V]):
@@ -44,6 +88,18 @@ class Pieces(Generic[V]):
         value = make()
         self._kept[key] = (inputs, value)
         return value
+
+    def value(self, key: Hashable) -> V:
+        """The value kept for ``key``, for a caller that knows its inputs are unchanged (a
+        ``CatalogDelta`` does not name them); not noted as used (see ``settle``)."""
+        return self._kept[key][1]
+
+    def settle(self, gone: Iterable[Hashable]) -> None:
+        """End a build that visited only what changed: forget the pieces of ``gone`` keys
+        (papers removed), keep all others."""
+        self._used = set()
+        for key in gone:
+            self._kept.pop(key, None)
 
     def done(self) -> None:
         """End a build: keep only the pieces it used (the catalog's current papers)."""

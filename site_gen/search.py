@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from .memo import Pieces
+from .memo import Carried, CatalogDelta, Pieces
 from .model import Author, Catalog, Paper
 from .text import plain_text
 from .urls import author_url, paper_url
@@ -118,41 +118,60 @@ def search_outputs(catalog: Catalog, memo: SearchMemo | None = None) -> dict[str
     With a memo, each document's words and texts are reused while its paper or author is
     the same, and the postings are updated in place when only some documents changed.
     """
-    return {name: data if isinstance(data, bytes) else b"".join(data)
-            for name, data in search_files(catalog, memo)}
+    files = {}
+    for item in search_files(catalog, memo):
+        assert not isinstance(item, Carried)  # only given a delta
+        name, data = item
+        files[name] = data if isinstance(data, bytes) else b"".join(data)
+    return files
 
 
-def search_files(catalog: Catalog, memo: SearchMemo | None = None
-                 ) -> Iterator[tuple[str, bytes | JsonParts]]:
+def search_files(catalog: Catalog, memo: SearchMemo | None = None,
+                 delta: CatalogDelta | None = None) -> Iterator[SearchFile]:
     """``search_outputs`` one file at a time; ``search.json`` as the parts it joins from.
 
     Result fragments come first, in document order, then ``search.json``, then the term
     files and ``meta.json``. A memo that keeps nothing (``SearchMemo(keep=False)``, a one-shot
     build) keeps no document's words either: the postings are counted as each document is
     made, each fragment is let go once it is written, and the ``search.json`` entries once
-    that is.
+    that is. Given the ``delta`` from the catalog the memo last indexed (a rebuild), only the
+    documents it names are made again, and the fragments whose number still holds the same
+    document come as one ``Carried``.
     """
     memo = memo or SearchMemo()
-    papers = ordered_papers(catalog)
-    authors = ordered_authors(catalog)
-    keys = tuple([("p", p.id) for p in papers] + [("a", a.id) for a in authors])
     kept = memo.digests if memo.keep else None
     digests: dict[str, bytes] = {}
     docs: list[DocPiece] = []
     entries: list[bytes] = []
+    before: list[DocPiece] = []
     if memo.keep:
-        docs += [_paper_piece(catalog, p, memo.docs) for p in papers]
-        docs += [_author_piece(a, memo.docs) for a in authors]
-        memo.docs.done()
+        if delta is not None and memo.catalog is not None and memo.catalog is delta.previous:
+            before = memo.pieces
+            papers, authors = _orders_after(catalog, delta, memo)
+            docs = _docs_after(catalog, delta, papers, authors, memo)
+        else:
+            papers, authors = _ordered(catalog, memo)
+            docs += [_paper_piece(catalog, p, memo.docs) for p in papers]
+            docs += [_author_piece(a, memo.docs) for a in authors]
+            memo.docs.done()
+        memo.catalog, memo.pieces = None, docs  # ``catalog`` again once the index is complete
         fragments: Iterable[bytes] = (d.fragment for d in docs)
         entries = [d.entry for d in docs]
     else:
+        papers, authors = ordered_papers(catalog), ordered_authors(catalog)
         fragments = _counted_docs(catalog, papers, authors, docs, entries, memo)
+    keys = tuple([("p", p.id) for p in papers] + [("a", a.id) for a in authors])
+    carried: list[str] = []
     for number, fragment in enumerate(fragments):
         name = f"d/{number}.json"
         digests[name] = _file_digest(name, fragment, kept)
-        yield INDEX_DIR + name, fragment
+        if number < len(before) and before[number] is docs[number]:
+            carried.append(INDEX_DIR + name)  # the output holds this very fragment
+        else:
+            yield INDEX_DIR + name, fragment
     del fragments
+    if carried:
+        yield Carried(tuple(carried))
     yield SEARCH_FILE, _search_json(catalog, dict(zip(keys, entries, strict=True)))
     del entries
     rest = _term_files(docs, keys, memo)
@@ -166,6 +185,66 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None
         memo.digests = {name: kept[name] for name in names}
     manifest = _manifest(catalog, docs, names, version.hexdigest()[:10], memo.shard_starts)
     yield INDEX_DIR + "meta.json", encode_json(manifest)
+    if memo.keep:
+        memo.catalog = catalog
+
+
+SearchFile = tuple[str, bytes | JsonParts] | Carried
+"""A search file (its bytes, or the parts of ``search.json``), or fragments carried over."""
+
+
+def _ordered(catalog: Catalog, memo: SearchMemo) -> tuple[list[Paper], list[Author]]:
+    """Papers and authors in document order, each paper's sort key noted in ``memo``."""
+    ranked = sorted((_paper_order(p), p) for p in catalog.papers)
+    memo.paper_order = [key for key, _ in ranked]
+    memo.papers = [p for _, p in ranked]
+    return list(memo.papers), ordered_authors(catalog)
+
+
+def _orders_after(catalog: Catalog, delta: CatalogDelta, memo: SearchMemo
+                  ) -> tuple[list[Paper], list[Author]]:
+    """``_ordered`` from the last order: the papers the delta names leave their places and
+    the current ones among them are placed again (a list insert each; sorting 10,000 keys
+    made of plain-text titles cost more than the rest of an edit's search files)."""
+    changed = delta.papers
+    if changed:
+        keys, papers = memo.paper_order, memo.papers
+        stays = [i for i, p in enumerate(papers) if p.id not in changed]
+        if len(stays) < len(papers):
+            memo.paper_order, memo.papers = [keys[i] for i in stays], [papers[i] for i in stays]
+        for paper_id in sorted(changed):
+            paper = catalog._papers_by_id.get(paper_id)
+            if paper is not None:
+                key = _paper_order(paper)
+                at = bisect.bisect_left(memo.paper_order, key)
+                memo.paper_order.insert(at, key)
+                memo.papers.insert(at, paper)
+    return list(memo.papers), ordered_authors(catalog)
+
+
+def _docs_after(catalog: Catalog, delta: CatalogDelta, papers: list[Paper],
+                authors: list[Author], memo: SearchMemo) -> list[DocPiece]:
+    """Every document's piece: made again for what the delta names (and for papers that show
+    a changed author's or subject's name), the others' kept ones."""
+    papers_made = set(delta.papers)
+    if delta.authors or delta.subjects:
+        papers_made.update(p.id for p in catalog.papers
+                           if not delta.authors.isdisjoint(p.all_author_ids)
+                           or not delta.subjects.isdisjoint(p.subjects))
+    authors_made = delta.authors | delta.author_papers
+    pieces, value = memo.docs, memo.docs.value
+    docs = [_paper_piece(catalog, p, pieces) if p.id in papers_made else value(("p", p.id))
+            for p in papers]
+    docs += [_author_piece(a, pieces) if a.id in authors_made else value(("a", a.id))
+             for a in authors]
+    pieces.settle([("p", i) for i in delta.papers if i not in catalog._papers_by_id]
+                  + [("a", i) for i in delta.authors if i not in catalog._authors_by_id])
+    return docs
+
+
+def _paper_order(paper: Paper) -> tuple[bool, int, str, str]:
+    """Sort key of papers in document order (see ``ordered_papers``)."""
+    return (paper.year is None, -(paper.year or 0), plain_text(paper.title).casefold(), paper.id)
 
 
 def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]] | None) -> bytes:
@@ -194,8 +273,7 @@ def _search_json(catalog: Catalog, entries: dict[tuple[str, str], bytes]) -> Jso
 
 def ordered_papers(catalog: Catalog) -> list[Paper]:
     """Papers newest first (no year last), then by title: doc numbers follow this order."""
-    return sorted(catalog.papers, key=lambda p: (p.year is None, -(p.year or 0),
-                                                 plain_text(p.title).casefold(), p.id))
+    return sorted(catalog.papers, key=_paper_order)
 
 
 def ordered_authors(catalog: Catalog) -> list[Author]:
@@ -269,6 +347,13 @@ class SearchMemo:
         self.shard_starts: list[str] = []
         self.digests: dict[str, tuple[bytes, bytes]] = {}
         """Each index file's bytes object and their digest (see ``_file_digest``)."""
+        self.catalog: Catalog | None = None
+        """The catalog the pieces below were last made for, once its index was complete."""
+        self.pieces: list[DocPiece] = []
+        """Every document's piece, in document order (fragment ``d/<n>.json`` is n's)."""
+        self.papers: list[Paper] = []
+        """Papers in document order, and each one's sort key (``_paper_order``)."""
+        self.paper_order: list[tuple[bool, int, str, str]] = []
 
 
 def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocPiece:

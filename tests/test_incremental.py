@@ -137,11 +137,64 @@ def test_files_beside_the_pages_are_kept_when_the_catalog_did_not_change(site: B
     def unexpected(*args: object) -> None:
         raise AssertionError("search index, feeds, citations and exports made again")
 
-    monkeypatch.setattr(build_module, "site_files", unexpected)
+    monkeypatch.setattr(build_module, "site_file_stream", unexpected)
     monkeypatch.setattr(build_module, "bibtex_entries", unexpected)
     result = rebuild(site, lambda: write(site.project, "templates/page.html",
                                          '{% extends "!theme/page.html" %}'))
     assert result.ok and "search.json" in read_tree(site.output)
+
+
+def made_and_carried(monkeypatch) -> tuple[list[str], list[str]]:
+    """The names of the files beside the pages the next builds make, and of those they carry
+    over from the output (``memo.Carried``)."""
+    import site_gen.build as build_module
+    from site_gen.memo import Carried
+
+    made: list[str] = []
+    carried: list[str] = []
+    stream = build_module.site_file_stream
+
+    def watched(*args, **kwargs):
+        for item in stream(*args, **kwargs):
+            if isinstance(item, Carried):
+                carried.extend(item.names)
+            else:
+                made.append(item[0])
+            yield item
+
+    monkeypatch.setattr(build_module, "site_file_stream", watched)
+    return made, carried
+
+
+def test_an_edit_makes_again_only_the_search_results_of_what_it_changed(
+        site: Builder, monkeypatch, tmp_path: Path) -> None:
+    made, carried = made_and_carried(monkeypatch)
+    rebuild(site, lambda: edit(site.project, "content/dumps/a.txt",
+                               "We present a scheduler for caches", "We present a new scheduler for caches"))
+    fragments = [n for n in made if n.startswith("search/index/d/")]
+    docs = len(site.memory.catalog.papers) + len(site.memory.catalog.authors)
+    assert len(fragments) == 1 and len(carried) == docs - 1
+    assert not set(made) & set(carried)
+    assert build(site.project, tmp_path / "clean").ok
+    assert read_tree(site.output) == read_tree(tmp_path / "clean")
+
+
+@pytest.mark.parametrize("undo_the_edit", [False, True])
+def test_a_build_that_failed_after_making_the_files_does_not_mislead_the_next(
+        site: Builder, monkeypatch, tmp_path: Path, undo_the_edit: bool) -> None:
+    """The pieces a failed build made describe no site on disk: the next build carries over
+    nothing on their word."""
+    made, carried = made_and_carried(monkeypatch)
+    edit(site.project, "content/dumps/a.txt", "arXiv2023", "arXiv2021")  # moves a paper down
+    write(site.project, "templates/paper.html", "{{ no_such_variable.attribute }}")
+    failed = site.build()
+    assert not failed.ok and any("search/index/" in name for name in made)
+    (site.project / "templates/paper.html").unlink()
+    if undo_the_edit:
+        edit(site.project, "content/dumps/a.txt", "arXiv2021", "arXiv2023")
+    assert rebuild(site, lambda: None).ok
+    assert build(site.project, tmp_path / "clean").ok
+    assert read_tree(site.output) == read_tree(tmp_path / "clean")
 
 
 def test_a_static_change_copies_only_that_file(site: Builder) -> None:
