@@ -391,7 +391,8 @@ class Builder:
         if same_catalog and before is not None and self.memory.site is not None \
                 and self.memory.site[0].site_url == plan.config.site_url:  # type: ignore[index]
             return before  # type: ignore[return-value]
-        return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations)
+        return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations,
+                              CatalogDelta.of(self.memory.catalog, plan.changes))
 
     def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool
                     ) -> tuple[Iterator[SiteFile | Carried], set[str]]:
@@ -522,7 +523,8 @@ def site_file_stream(catalog: Catalog, config: Config, routes: tuple[Route, ...]
     generators: tuple[tuple[str, Callable[[], Iterator[SiteFile | Carried]]], ...] = (
         ("search", lambda: search_files(catalog, memo.search, delta)),
         ("feeds", lambda: feed_files(catalog, config, build_time, memo.feeds)),
-        ("citations", lambda: citation_files(catalog, config.site_url, entries, memo.citations)),
+        ("citations", lambda: citation_files(catalog, config.site_url, entries, memo.citations,
+                                             delta)),
         ("exports", lambda: export_files(catalog, config, memo.exports)),
     )
     for part, make in generators:

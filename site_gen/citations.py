@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from .memo import Pieces
+from .memo import Carried, CatalogDelta, Pieces
 from .model import Catalog, Paper, newest_first
 from .search import encode_json
 from .subjects import subject_name
@@ -62,10 +62,15 @@ class CitationMemo:
     """Citation pieces kept between builds (memo.py): keys, BibTeX entries, files per paper."""
 
     def __init__(self, keep: bool = True) -> None:
+        self.keep = keep
         self.keys: Pieces[str] = Pieces(keep)
         self.bibtex: Pieces[str] = Pieces(keep)
         self.files: Pieces[tuple[tuple[str, bytes], ...]] = Pieces(keep)
         self.authors: Pieces[bytes] = Pieces(keep)
+        self.entries_made: _Entries | None = None
+        """The catalog and site URL ``bibtex_entries`` last answered for, and its answer."""
+        self.files_made: tuple[Catalog, dict[str, str]] | None = None
+        """The catalog ``citation_files`` last made every file for, and the entries it used."""
 
 
 def author_names(paper: Paper, catalog: Catalog) -> Names:
@@ -364,50 +369,144 @@ def _csl_name(name: str) -> dict[str, str]:
 
 # ---- files ------------------------------------------------------------------------------
 
-def bibtex_entries(catalog: Catalog, site_url: str,
-                   memo: CitationMemo | None = None) -> dict[str, str]:
+def bibtex_entries(catalog: Catalog, site_url: str, memo: CitationMemo | None = None,
+                   delta: CatalogDelta | None = None) -> dict[str, str]:
     """Paper id -> its BibTeX entry; the paper page shows the same text it links to.
 
-    With a memo, an entry made last build from the same paper, names and key is reused.
+    With a memo, an entry made last build from the same paper, names and key is reused. Given
+    the ``delta`` from the catalog the memo last answered for (with the same site URL), only
+    the papers it names, and those whose key moved, are looked at again.
     """
     memo = memo or CitationMemo()
-    keys = citation_keys(catalog, memo.keys)
-    entries = {}
-    for p in catalog.papers:
-        names, key = author_names(p, catalog), keys[p.id]
-        entries[p.id] = memo.bibtex.get(
-            p.id, (p, names, key, site_url),
-            lambda: bibtex_entry(p, catalog, key, site_url, names))  # noqa: B023 (called at once)
-    memo.bibtex.done()
+    made = memo.entries_made
+    if memo.keep and delta is not None and made is not None and made.catalog is delta.previous \
+            and made.site_url == site_url:
+        keys, entries = _entries_after(catalog, site_url, delta, memo, made)
+    else:
+        keys = citation_keys(catalog, memo.keys)
+        entries = {}
+        for p in catalog.papers:
+            names, key = author_names(p, catalog), keys[p.id]
+            entries[p.id] = memo.bibtex.get(
+                p.id, (p, names, key, site_url),
+                lambda: bibtex_entry(p, catalog, key, site_url, names))  # noqa: B023 (called at once)
+        memo.bibtex.done()
+    memo.entries_made = _Entries(catalog, site_url, keys, entries) if memo.keep else None
     return entries
+
+
+class _Entries(NamedTuple):
+    """What ``bibtex_entries`` answered for a catalog and site URL, with the keys it used."""
+
+    catalog: Catalog
+    site_url: str
+    keys: dict[str, str]
+    entries: dict[str, str]
+
+
+def _entries_after(catalog: Catalog, site_url: str, delta: CatalogDelta, memo: CitationMemo,
+                   before: _Entries) -> tuple[dict[str, str], dict[str, str]]:
+    """``bibtex_entries`` (and its keys) from the last build's: made again for the papers the
+    delta shows changed, and for those whose key moved (a paper that shares their base key)."""
+    shown = delta.papers_shown(catalog)
+    keys = _keys_after(catalog, delta, memo.keys, shown)
+    fresh: dict[str, str] = {}
+    for p in catalog.papers:
+        key = keys[p.id]
+        if p.id in shown or key != before.keys.get(p.id):
+            names = author_names(p, catalog)
+            fresh[p.id] = memo.bibtex.get(
+                p.id, (p, names, key, site_url),
+                lambda: bibtex_entry(p, catalog, key, site_url, names))  # noqa: B023 (called at once)
+    memo.bibtex.settle([i for i in delta.papers if i not in catalog._papers_by_id])
+    old = before.entries
+    return keys, {p.id: fresh.get(p.id) or old[p.id] for p in catalog.papers}
+
+
+def _keys_after(catalog: Catalog, delta: CatalogDelta, bases: Pieces[str], shown: set[str]
+                ) -> dict[str, str]:
+    """``citation_keys`` from the kept base keys, made again for the papers shown changed."""
+    author = catalog.author
+    keys: dict[str, str] = {}
+    taken: set[str] = set()
+    for paper in catalog.papers:
+        if paper.id in shown:
+            ids = paper.all_author_ids
+            first = author(ids[0]).name if ids else ""
+            base = bases.get(paper.id, (paper, first), lambda: _base_key(paper, catalog))  # noqa: B023
+        else:
+            base = bases.value(paper.id)
+        key, n = base, 0
+        while key in taken:
+            n += 1
+            key = base + _suffix(n)
+        taken.add(key)
+        keys[paper.id] = key
+    bases.settle([i for i in delta.papers if i not in catalog._papers_by_id])
+    if type(catalog) is Catalog:
+        _KEYS.of(catalog)["keys"] = keys
+    return keys
 
 
 def citation_outputs(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
                      memo: CitationMemo | None = None) -> dict[str, bytes]:
     """Every citation file of the site, by output path."""
-    return dict(citation_files(catalog, site_url, entries, memo))
+    files = {}
+    for item in citation_files(catalog, site_url, entries, memo):
+        assert not isinstance(item, Carried)  # only given a delta
+        files[item[0]] = item[1]
+    return files
 
 
 def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
-                   memo: CitationMemo | None = None) -> Iterator[tuple[str, bytes]]:
-    """``citation_outputs`` one file at a time, each made when it is asked for."""
+                   memo: CitationMemo | None = None, delta: CatalogDelta | None = None
+                   ) -> Iterator[tuple[str, bytes] | Carried]:
+    """``citation_outputs`` one file at a time, each made when it is asked for.
+
+    Given the ``delta`` from the catalog the memo last made every file for (a rebuild with the
+    same site URL), the files of papers whose BibTeX entry is the one they were made with, and
+    of authors none of whose papers changed, come as one ``Carried``: an entry is made again
+    exactly when what any of a paper's files is made from changed (``bibtex_entries``).
+    """
     memo = memo or CitationMemo()
     keys = citation_keys(catalog, memo.keys)
     entries = entries if entries is not None else bibtex_entries(catalog, site_url, memo)
+    made, memo.files_made = memo.files_made, None
+    before = made[1] if memo.keep and delta is not None and made is not None \
+        and made[0] is delta.previous else None
+    carried: list[str] = []
+    remade_papers: list[Paper] = []
     for paper in catalog.papers:
         entry, key = entries[paper.id], keys[paper.id]
+        if before is not None and before.get(paper.id) is entry:
+            carried += [name for name, _ in memo.files.value(paper.id)]
+            continue
+        remade_papers.append(paper)
         names = author_names(paper, catalog)
         yield from memo.files.get(
             paper.id, (paper, names, key, entry, site_url),
             lambda: _paper_files(paper, catalog, key, entry, site_url, names))  # noqa: B023
+    if before is not None and delta is not None:
+        authors_remade = set(delta.author_papers)
+        authors_remade.update(a for p in remade_papers for a in p.all_author_ids)
     paper_of = catalog.paper
     for author in catalog.authors:
+        if before is not None and author.id not in authors_remade:
+            carried.append(author_bibtex_url(author.id))
+            continue
         mine = tuple([paper_of(pid) for pid in author.paper_ids])
         texts = tuple([entries[pid] for pid in author.paper_ids])
         yield author_bibtex_url(author.id), memo.authors.get(
             author.id, (mine, texts), lambda: _author_bibtex(mine, entries))  # noqa: B023
-    memo.files.done()
-    memo.authors.done()
+    if before is not None and delta is not None:
+        memo.files.settle([i for i in delta.papers if i not in catalog._papers_by_id])
+        memo.authors.settle([i for i in delta.authors if i not in catalog._authors_by_id])
+    else:
+        memo.files.done()
+        memo.authors.done()
+    if carried:
+        yield Carried(tuple(carried))
+    memo.files_made = (catalog, entries) if memo.keep else None
 
 
 def _paper_files(paper: Paper, catalog: Catalog, key: str, entry: str, site_url: str,

@@ -55,6 +55,17 @@ class CatalogDelta:
                    frozenset(named["author-papers"]), frozenset(named["subject"]))
 
 
+    def papers_shown(self, catalog: Catalog) -> set[str]:
+        """Ids of the papers named, and of the papers of ``catalog`` that show the name of an
+        author or subject named (their search entries, citations and feed entries do)."""
+        shown = set(self.papers)
+        if self.authors or self.subjects:
+            shown.update(p.id for p in catalog.papers
+                         if not self.authors.isdisjoint(p.all_author_ids)
+                         or not self.subjects.isdisjoint(p.subjects))
+        return shown
+
+
 class Carried(NamedTuple):
     """Files a generator did not make again: each holds what the last build wrote under its
     name (the Builder stages them from the output as they are)."""

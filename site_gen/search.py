@@ -226,11 +226,7 @@ def _docs_after(catalog: Catalog, delta: CatalogDelta, papers: list[Paper],
                 authors: list[Author], memo: SearchMemo) -> list[DocPiece]:
     """Every document's piece: made again for what the delta names (and for papers that show
     a changed author's or subject's name), the others' kept ones."""
-    papers_made = set(delta.papers)
-    if delta.authors or delta.subjects:
-        papers_made.update(p.id for p in catalog.papers
-                           if not delta.authors.isdisjoint(p.all_author_ids)
-                           or not delta.subjects.isdisjoint(p.subjects))
+    papers_made = delta.papers_shown(catalog)
     authors_made = delta.authors | delta.author_papers
     pieces, value = memo.docs, memo.docs.value
     docs = [_paper_piece(catalog, p, pieces) if p.id in papers_made else value(("p", p.id))

@@ -166,14 +166,20 @@ def made_and_carried(monkeypatch) -> tuple[list[str], list[str]]:
     return made, carried
 
 
-def test_an_edit_makes_again_only_the_search_results_of_what_it_changed(
+def test_an_edit_makes_again_only_the_search_results_and_citations_of_what_it_changed(
         site: Builder, monkeypatch, tmp_path: Path) -> None:
     made, carried = made_and_carried(monkeypatch)
     rebuild(site, lambda: edit(site.project, "content/dumps/a.txt",
                                "We present a scheduler for caches", "We present a new scheduler for caches"))
     fragments = [n for n in made if n.startswith("search/index/d/")]
     docs = len(site.memory.catalog.papers) + len(site.memory.catalog.authors)
-    assert len(fragments) == 1 and len(carried) == docs - 1
+    assert len(fragments) == 1 and len([n for n in carried if "/index/d/" in n]) == docs - 1
+    citations = [n for n in made if n.endswith(("/cite.bib", "/cite.ris", "/cite.csl.json"))]
+    assert sorted(citations) == [f"papers/elastic-caches-for-long-contexts/{name}"
+                                 for name in ("cite.bib", "cite.csl.json", "cite.ris")]
+    assert sorted(n for n in made if n.endswith("/papers.bib")) == ["authors/ann-lee/papers.bib"]
+    assert len([n for n in carried if n.endswith("/cite.ris")]) == len(site.memory.catalog.papers) - 1
+    assert "authors/bo-wu/papers.bib" in carried
     assert not set(made) & set(carried)
     assert build(site.project, tmp_path / "clean").ok
     assert read_tree(site.output) == read_tree(tmp_path / "clean")
