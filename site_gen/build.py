@@ -522,7 +522,7 @@ def site_file_stream(catalog: Catalog, config: Config, routes: tuple[Route, ...]
     yield from sitemap_outputs(routes, config.site_url, memo.sitemap).items()
     generators: tuple[tuple[str, Callable[[], Iterator[SiteFile | Carried]]], ...] = (
         ("search", lambda: search_files(catalog, memo.search, delta)),
-        ("feeds", lambda: feed_files(catalog, config, build_time, memo.feeds)),
+        ("feeds", lambda: feed_files(catalog, config, build_time, memo.feeds, delta)),
         ("citations", lambda: citation_files(catalog, config.site_url, entries, memo.citations,
                                              delta)),
         ("exports", lambda: export_files(catalog, config, memo.exports)),

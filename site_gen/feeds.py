@@ -11,14 +11,15 @@ so it is made once per paper and, with a ``FeedMemo``, kept between builds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+import heapq
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from . import __version__
 from .citations import author_names, clean_text
 from .config import Config
-from .memo import Pieces
+from .memo import Carried, CatalogDelta, Pieces
 from .model import Catalog, Paper, newest_first
 from .text import plain_text
 from .urls import (
@@ -65,30 +66,88 @@ class FeedMemo:
         """Kept within a build whatever ``keep`` says: every feed holding a paper shares it."""
         self.heads: Pieces[str] = Pieces(keep)
         self.feeds: Pieces[bytes] = Pieces(keep)
+        self.keep = keep
+        self.made: Catalog | None = None
+        """The catalog every feed was last made (or carried) for."""
 
 
 def feed_outputs(catalog: Catalog, config: Config, build_time: datetime | None = None,
                  memo: FeedMemo | None = None) -> dict[str, bytes]:
     """Every Atom feed of the site, by output path."""
-    return dict(feed_files(catalog, config, build_time, memo))
+    files = {}
+    for item in feed_files(catalog, config, build_time, memo):
+        assert not isinstance(item, Carried)  # only given a delta
+        files[item[0]] = item[1]
+    return files
 
 
 def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = None,
-               memo: FeedMemo | None = None) -> Iterator[tuple[str, bytes]]:
+               memo: FeedMemo | None = None, delta: CatalogDelta | None = None
+               ) -> Iterator[tuple[str, bytes] | Carried]:
     """``feed_outputs`` one feed at a time, each made when it is asked for.
 
     Papers are put in newest-first order once, as ranks, so that each feed sorts its papers
     by a dictionary lookup; each entry's text is looked up once a build, however many feeds
-    hold its paper.
+    hold its paper. Given the ``delta`` from the catalog the memo last made every feed for
+    (a rebuild with the same settings), only the site feed and the feeds of authors and
+    subjects the delta touches are made again; the others come as one ``Carried``.
     """
     memo = memo or FeedMemo()
-    rank = newest_first_ranks(catalog)
+    made, memo.made = memo.made, None
+    specs = feed_specs(catalog, config)
+    carried: list[str] = []
+    incremental = memo.keep and delta is not None and made is delta.previous
+    if incremental:
+        assert delta is not None
+        touched = _feeds_touched(catalog, delta)
+        carried = [spec.url for spec in specs if spec.url not in touched]
+        specs = tuple(_newest(spec, catalog) for spec in specs if spec.url in touched)
+        rank = newest_first_ranks(catalog, {i for spec in specs for i in spec.paper_ids})
+    else:
+        rank = newest_first_ranks(catalog)
     entries: dict[tuple[str, str], str] = {}
-    for spec in feed_specs(catalog, config):
+    for spec in specs:
         yield spec.url, render_feed(spec, catalog, config, build_time, memo, rank, entries)
-    memo.entries.done()
-    memo.heads.done()
-    memo.feeds.done()
+    if incremental and delta is not None:
+        if carried:
+            yield Carried(tuple(carried))
+        gone = _feeds_gone(catalog, delta)
+        memo.heads.settle(gone)
+        memo.feeds.settle(gone)
+        memo.entries.settle([key for key in memo.entries.keys() if isinstance(key, tuple)
+                             and key[0] in delta.papers and key[0] not in catalog._papers_by_id])
+    else:
+        memo.entries.done()
+        memo.heads.done()
+        memo.feeds.done()
+    memo.made = catalog if memo.keep else None
+
+
+def _newest(spec: FeedSpec, catalog: Catalog) -> FeedSpec:
+    """The feed with only the papers it shows (the newest ``FEED_LIMIT``): the same bytes,
+    and the site feed's papers need not all be ranked."""
+    if len(spec.paper_ids) <= FEED_LIMIT:
+        return spec
+    paper = catalog.paper
+    newest = heapq.nsmallest(FEED_LIMIT, spec.paper_ids, key=lambda i: newest_first(paper(i)))
+    return replace(spec, paper_ids=tuple(newest))
+
+
+def _feeds_touched(catalog: Catalog, delta: CatalogDelta) -> set[str]:
+    """The URLs of the feeds a change may have changed: the site feed, and the feeds of the
+    authors and subjects named, or of papers shown changed."""
+    papers = catalog._papers_by_id
+    shown = [papers[i] for i in delta.papers_shown(catalog) if i in papers]
+    authors = delta.authors | delta.author_papers | {a for p in shown for a in p.all_author_ids}
+    subjects = delta.subjects | delta.subject_papers | {c for p in shown for c in p.subjects}
+    return ({SITE_FEED} | {author_feed_url(a) for a in authors}
+            | {subject_feed_url(c) for c in subjects})
+
+
+def _feeds_gone(catalog: Catalog, delta: CatalogDelta) -> list[str]:
+    """The URLs of the feeds of authors and subjects no longer in the catalog."""
+    return ([author_feed_url(a) for a in delta.authors if a not in catalog._authors_by_id]
+            + [subject_feed_url(c) for c in delta.subjects if c not in catalog._subjects_by_code])
 
 
 def render_feed(spec: FeedSpec, catalog: Catalog, config: Config,
@@ -116,9 +175,11 @@ def render_feed(spec: FeedSpec, catalog: Catalog, config: Config,
     return memo.feeds.get(spec.url, body, lambda: _feed_bytes(*body))
 
 
-def newest_first_ranks(catalog: Catalog) -> dict[str, int]:
-    """Each paper's place in newest-first order, by id (feeds sort by a dictionary lookup)."""
-    return {paper.id: n for n, paper in enumerate(sorted(catalog.papers, key=newest_first))}
+def newest_first_ranks(catalog: Catalog, only: Collection[str] | None = None) -> dict[str, int]:
+    """Each paper's place in newest-first order, by id (feeds sort by a dictionary lookup);
+    among the papers ``only`` names, if given."""
+    papers = catalog.papers if only is None else [catalog.paper(i) for i in only]
+    return {paper.id: n for n, paper in enumerate(sorted(papers, key=newest_first))}
 
 
 def _feed_head(spec: FeedSpec, config: Config, updated: str) -> str:

@@ -39,6 +39,8 @@ class CatalogDelta:
     """Ids of authors whose list of papers changed."""
     subjects: frozenset[str]
     """Codes of subjects changed, added or removed."""
+    subject_papers: frozenset[str]
+    """Codes of subjects whose list of papers changed."""
 
     @classmethod
     def of(cls, previous: Catalog | None, changes: Collection[tuple[str, str]] | None
@@ -47,12 +49,11 @@ class CatalogDelta:
         if previous is None or changes is None:
             return None
         named: dict[str, set[str]] = {"paper": set(), "author": set(), "author-papers": set(),
-                                      "subject": set()}
+                                      "subject": set(), "subject-papers": set()}
         for kind, key in changes:
             if kind in named:
                 named[kind].add(key)
-        return cls(previous, frozenset(named["paper"]), frozenset(named["author"]),
-                   frozenset(named["author-papers"]), frozenset(named["subject"]))
+        return cls(previous, *(frozenset(keys) for keys in named.values()))
 
 
     def papers_shown(self, catalog: Catalog) -> set[str]:
@@ -111,6 +112,10 @@ class Pieces(Generic[V]):
         self._used = set()
         for key in gone:
             self._kept.pop(key, None)
+
+    def keys(self) -> list[Hashable]:
+        """The keys of the pieces kept."""
+        return list(self._kept)
 
     def done(self) -> None:
         """End a build: keep only the pieces it used (the catalog's current papers)."""

@@ -166,7 +166,7 @@ def made_and_carried(monkeypatch) -> tuple[list[str], list[str]]:
     return made, carried
 
 
-def test_an_edit_makes_again_only_the_search_results_and_citations_of_what_it_changed(
+def test_an_edit_makes_again_only_the_search_results_citations_and_feeds_it_changed(
         site: Builder, monkeypatch, tmp_path: Path) -> None:
     made, carried = made_and_carried(monkeypatch)
     rebuild(site, lambda: edit(site.project, "content/dumps/a.txt",
@@ -180,6 +180,9 @@ def test_an_edit_makes_again_only_the_search_results_and_citations_of_what_it_ch
     assert sorted(n for n in made if n.endswith("/papers.bib")) == ["authors/ann-lee/papers.bib"]
     assert len([n for n in carried if n.endswith("/cite.ris")]) == len(site.memory.catalog.papers) - 1
     assert "authors/bo-wu/papers.bib" in carried
+    assert sorted(n for n in made if n.endswith("feed.xml")) == [
+        "authors/ann-lee/feed.xml", "feed.xml", "subjects/cs.DC/feed.xml", "subjects/cs.LG/feed.xml"]
+    assert "authors/bo-wu/feed.xml" in carried
     assert not set(made) & set(carried)
     assert build(site.project, tmp_path / "clean").ok
     assert read_tree(site.output) == read_tree(tmp_path / "clean")
