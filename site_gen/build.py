@@ -345,7 +345,7 @@ class Builder:
                     rendered = pages.result()
                 self.progress.finish()
                 stopwatch.lap("render")
-                staging.keep((names - rendered.keys()) | (kept_files - files))
+                staging.keep(sorted((names - rendered.keys()) | (kept_files - files)))
         except _Clash as clash:
             return BuildResult(tuple(_sorted(diagnostics + clash.diagnostics)),
                                catalog=plan.catalog, reread=reread)
