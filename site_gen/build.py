@@ -525,7 +525,7 @@ def site_file_stream(catalog: Catalog, config: Config, routes: tuple[Route, ...]
         ("feeds", lambda: feed_files(catalog, config, build_time, memo.feeds, delta)),
         ("citations", lambda: citation_files(catalog, config.site_url, entries, memo.citations,
                                              delta)),
-        ("exports", lambda: export_files(catalog, config, memo.exports)),
+        ("exports", lambda: export_files(catalog, config, memo.exports, delta)),
     )
     for part, make in generators:
         yield from make()

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from .citations import Names, author_names, author_roster, paper_links
 from .config import Config
-from .memo import Pieces
+from .memo import CatalogDelta, Pieces
 from .model import Author, Catalog, Paper
 from .search import JsonParts, json_array, json_bytes, json_object_parts
 from .text import plain_text
@@ -35,8 +35,11 @@ class ExportMemo:
     """The JSON text of each paper's and author's export entry, kept between builds (memo.py)."""
 
     def __init__(self, keep: bool = True) -> None:
+        self.keep = keep
         self.papers: Pieces[bytes] = Pieces(keep)
         self.authors: Pieces[bytes] = Pieces(keep)
+        self.made: Catalog | None = None
+        """The catalog every entry was last made (or reused) for."""
 
 
 def export_outputs(catalog: Catalog, config: Config,
@@ -48,26 +51,47 @@ def export_outputs(catalog: Catalog, config: Config,
     return {name: b"".join(parts) for name, parts in export_files(catalog, config, memo)}
 
 
-def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = None
-                 ) -> Iterator[tuple[str, JsonParts]]:
+def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = None,
+                 delta: CatalogDelta | None = None) -> Iterator[tuple[str, JsonParts]]:
     """``export_outputs``, each file as the parts it joins from (``Staging.put_parts``),
-    each entry made as its part is taken."""
+    each entry made as its part is taken. Given the ``delta`` from the catalog the memo last
+    made every entry for (a rebuild with the same settings), only the entries of what it
+    names (or of papers shown changed) are looked at again."""
     memo = memo or ExportMemo()
+    made, memo.made = memo.made, None
     site_url = config.site_url
     site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
+    after = delta if memo.keep and delta is not None and made is delta.previous else None
+    shown = after.papers_shown(catalog) if after is not None else set()
 
     def papers() -> Iterator[bytes]:
+        value = memo.papers.value
         for p in catalog.papers:
+            if after is not None and p.id not in shown:
+                yield value(p.id)
+                continue
             names = author_names(p, catalog)
             yield memo.papers.get(p.id, (p, names, site_url),
                                   lambda: json_bytes(_paper(p, catalog, site_url, names)))  # noqa: B023
-        memo.papers.done()
+        if after is not None:
+            memo.papers.settle([i for i in after.papers if i not in catalog._papers_by_id])
+        else:
+            memo.papers.done()
 
     def authors() -> Iterator[bytes]:
+        remade = after.authors | after.author_papers if after is not None else frozenset()
+        value = memo.authors.value
         for a in catalog.authors:
+            if after is not None and a.id not in remade:
+                yield value(a.id)
+                continue
             yield memo.authors.get(a.id, (a, a.members, site_url),
                                    lambda: json_bytes(_author(a, site_url)))  # noqa: B023
-        memo.authors.done()
+        if after is not None:
+            memo.authors.settle([i for i in after.authors if i not in catalog._authors_by_id])
+        else:
+            memo.authors.done()
+        memo.made = catalog if memo.keep else None  # both files made: the last part taken
 
     yield PAPERS_EXPORT, json_object_parts(
         {"version": version, "site": site, "papers": json_array(papers()),
