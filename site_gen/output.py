@@ -422,16 +422,20 @@ class Staging:
         that a later build handing over that object skips its digest (``put``).
         """
         trees = self.trees
-        for name in names:
-            want = trees.live.get(name)
-            if want is None:
-                raise StaleOutput(f"{trees.output / name} changed outside this build")
-            self.target[name] = want
-            before = self.previous.get(name)
-            if self.remember and before is not None and before[1] == want:
-                self.sources[name] = before
-            if trees.spare.get(name) != want and not _link_into_spare(
-                    trees.output, trees.staging, trees.spare, name, want, self._made):
+        names = tuple(names)  # each step below is one pass, in C where it can be
+        wants = list(map(trees.live.get, names))
+        if None in wants:
+            unknown = names[wants.index(None)]
+            raise StaleOutput(f"{trees.output / unknown} changed outside this build")
+        self.target.update(zip(names, wants))
+        if self.remember:
+            previous = self.previous.get
+            self.sources.update((name, before) for name, want in zip(names, wants)
+                                if (before := previous(name)) is not None and before[1] == want)
+        spare = trees.spare.get
+        for name, want in [(n, w) for n, w in zip(names, wants) if spare(n) != w]:
+            if not _link_into_spare(trees.output, trees.staging, trees.spare, name, want,
+                                    self._made):
                 raise StaleOutput(f"{trees.output / name} changed outside this build")
 
 
