@@ -11,7 +11,9 @@
    run puts it back; ``--edit title`` puts a word before that paper's title instead, which
    renames the paper: a new id, in its authors' and subjects' lists) and measures (a) from the write of the dump to the moment the rebuilt
    site is on disk (the swap of the output folder, which makes every changed file visible at
-   once), debounce included, and the build alone as the rebuild line reports it.
+   once), debounce included, and the build alone as the rebuild line reports it. The file
+   system is synced before the first edit: the gigabytes the full builds and the session's
+   first build wrote would otherwise still be written back while the edits are timed.
 4. (b) ``site-gen build`` run again in a fresh process after the same kind of edit.
 5. (c) The first edit of a new watch session, ten seconds after its first build (someone
    looking at the preview), from the write to the site on disk. (a) leaves out what a first
@@ -146,6 +148,7 @@ def time_watch_rebuilds(project: Path, runs: int) -> tuple[list[float], list[flo
     builder = session.builder
     session.start()
     session.rebuild({})  # the first rebuild also fills the spare folder; not a one-dump edit
+    os.sync()  # the full builds' and this session's gigabytes written back: not the edit's cost
     thread = threading.Thread(target=session.run, daemon=True)
     thread.start()
     latency, build_only = [], []

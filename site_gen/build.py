@@ -392,7 +392,7 @@ class Builder:
                 and self.memory.site[0].site_url == plan.config.site_url:  # type: ignore[index]
             return before  # type: ignore[return-value]
         return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations,
-                              CatalogDelta.of(self.memory.catalog, plan.changes))
+                              CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes))
 
     def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool
                     ) -> tuple[Iterator[SiteFile | Carried], set[str]]:
@@ -404,7 +404,7 @@ class Builder:
         if same_catalog and key == now and all(live.get(n) for n in names):
             return iter(()), set(names)
         same_settings = isinstance(key, tuple) and key[0] == now[0]  # the sitemap reads routes
-        delta = CatalogDelta.of(self.memory.catalog, plan.changes) if same_settings else None
+        delta = CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes) if same_settings else None
         return site_file_stream(plan.catalog, plan.config, plan.routes, dict(entries),
                                 plan.build_time, self.site_memo, delta), set()
 

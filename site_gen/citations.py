@@ -408,7 +408,7 @@ def _entries_after(catalog: Catalog, site_url: str, delta: CatalogDelta, memo: C
                    before: _Entries) -> tuple[dict[str, str], dict[str, str]]:
     """``bibtex_entries`` (and its keys) from the last build's: made again for the papers the
     delta shows changed, and for those whose key moved (a paper that shares their base key)."""
-    shown = delta.papers_shown(catalog)
+    shown = delta.papers_shown
     keys = _keys_after(catalog, delta, memo.keys, shown)
     fresh: dict[str, str] = {}
     for p in catalog.papers:
@@ -418,12 +418,12 @@ def _entries_after(catalog: Catalog, site_url: str, delta: CatalogDelta, memo: C
             fresh[p.id] = memo.bibtex.get(
                 p.id, (p, names, key, site_url),
                 lambda: bibtex_entry(p, catalog, key, site_url, names))  # noqa: B023 (called at once)
-    memo.bibtex.settle([i for i in delta.papers if i not in catalog._papers_by_id])
+    memo.bibtex.settle(delta.papers_gone)
     old = before.entries
     return keys, {p.id: fresh.get(p.id) or old[p.id] for p in catalog.papers}
 
 
-def _keys_after(catalog: Catalog, delta: CatalogDelta, bases: Pieces[str], shown: set[str]
+def _keys_after(catalog: Catalog, delta: CatalogDelta, bases: Pieces[str], shown: frozenset[str]
                 ) -> dict[str, str]:
     """``citation_keys`` from the kept base keys, made again for the papers shown changed."""
     author = catalog.author
@@ -442,7 +442,7 @@ def _keys_after(catalog: Catalog, delta: CatalogDelta, bases: Pieces[str], shown
             key = base + _suffix(n)
         taken.add(key)
         keys[paper.id] = key
-    bases.settle([i for i in delta.papers if i not in catalog._papers_by_id])
+    bases.settle(delta.papers_gone)
     if type(catalog) is Catalog:
         _KEYS.of(catalog)["keys"] = keys
     return keys
@@ -499,8 +499,8 @@ def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | No
         yield author_bibtex_url(author.id), memo.authors.get(
             author.id, (mine, texts), lambda: _author_bibtex(mine, entries))  # noqa: B023
     if before is not None and delta is not None:
-        memo.files.settle([i for i in delta.papers if i not in catalog._papers_by_id])
-        memo.authors.settle([i for i in delta.authors if i not in catalog._authors_by_id])
+        memo.files.settle(delta.papers_gone)
+        memo.authors.settle(delta.authors_gone)
     else:
         memo.files.done()
         memo.authors.done()

@@ -62,7 +62,7 @@ def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = Non
     site_url = config.site_url
     site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
     after = delta if memo.keep and delta is not None and made is delta.previous else None
-    shown = after.papers_shown(catalog) if after is not None else set()
+    shown = after.papers_shown if after is not None else frozenset()
 
     def papers() -> Iterator[bytes]:
         value = memo.papers.value
@@ -74,7 +74,7 @@ def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = Non
             yield memo.papers.get(p.id, (p, names, site_url),
                                   lambda: json_bytes(_paper(p, catalog, site_url, names)))  # noqa: B023
         if after is not None:
-            memo.papers.settle([i for i in after.papers if i not in catalog._papers_by_id])
+            memo.papers.settle(after.papers_gone)
         else:
             memo.papers.done()
 
@@ -88,7 +88,7 @@ def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = Non
             yield memo.authors.get(a.id, (a, a.members, site_url),
                                    lambda: json_bytes(_author(a, site_url)))  # noqa: B023
         if after is not None:
-            memo.authors.settle([i for i in after.authors if i not in catalog._authors_by_id])
+            memo.authors.settle(after.authors_gone)
         else:
             memo.authors.done()
         memo.made = catalog if memo.keep else None  # both files made: the last part taken

@@ -111,11 +111,11 @@ def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = N
     if incremental and delta is not None:
         if carried:
             yield Carried(tuple(carried))
-        gone = _feeds_gone(catalog, delta)
+        gone = _feeds_gone(delta)
         memo.heads.settle(gone)
         memo.feeds.settle(gone)
         memo.entries.settle([key for key in memo.entries.keys() if isinstance(key, tuple)
-                             and key[0] in delta.papers and key[0] not in catalog._papers_by_id])
+                             and key[0] in delta.papers_gone] if delta.papers_gone else ())
     else:
         memo.entries.done()
         memo.heads.done()
@@ -136,18 +136,17 @@ def _newest(spec: FeedSpec, catalog: Catalog) -> FeedSpec:
 def _feeds_touched(catalog: Catalog, delta: CatalogDelta) -> set[str]:
     """The URLs of the feeds a change may have changed: the site feed, and the feeds of the
     authors and subjects named, or of papers shown changed."""
-    papers = catalog._papers_by_id
-    shown = [papers[i] for i in delta.papers_shown(catalog) if i in papers]
+    shown = [catalog.paper(i) for i in delta.papers_shown - delta.papers_gone]
     authors = delta.authors | delta.author_papers | {a for p in shown for a in p.all_author_ids}
     subjects = delta.subjects | delta.subject_papers | {c for p in shown for c in p.subjects}
     return ({SITE_FEED} | {author_feed_url(a) for a in authors}
             | {subject_feed_url(c) for c in subjects})
 
 
-def _feeds_gone(catalog: Catalog, delta: CatalogDelta) -> list[str]:
+def _feeds_gone(delta: CatalogDelta) -> list[str]:
     """The URLs of the feeds of authors and subjects no longer in the catalog."""
-    return ([author_feed_url(a) for a in delta.authors if a not in catalog._authors_by_id]
-            + [subject_feed_url(c) for c in delta.subjects if c not in catalog._subjects_by_code])
+    return ([author_feed_url(a) for a in delta.authors_gone]
+            + [subject_feed_url(c) for c in delta.subjects_gone])
 
 
 def render_feed(spec: FeedSpec, catalog: Catalog, config: Config,

@@ -41,10 +41,17 @@ class CatalogDelta:
     """Codes of subjects changed, added or removed."""
     subject_papers: frozenset[str]
     """Codes of subjects whose list of papers changed."""
+    papers_shown: frozenset[str]
+    """``papers``, and the papers that show the name of an author or subject named (their
+    search entries, citations and feed entries do)."""
+    papers_gone: frozenset[str]
+    """The papers named that the catalog no longer holds; likewise the authors and subjects."""
+    authors_gone: frozenset[str]
+    subjects_gone: frozenset[str]
 
     @classmethod
-    def of(cls, previous: Catalog | None, changes: Collection[tuple[str, str]] | None
-           ) -> CatalogDelta | None:
+    def of(cls, previous: Catalog | None, catalog: Catalog,
+           changes: Collection[tuple[str, str]] | None) -> CatalogDelta | None:
         """The delta from ``intern_catalog``'s changes; None when all is to be made again."""
         if previous is None or changes is None:
             return None
@@ -53,18 +60,20 @@ class CatalogDelta:
         for kind, key in changes:
             if kind in named:
                 named[kind].add(key)
-        return cls(previous, *(frozenset(keys) for keys in named.values()))
-
-
-    def papers_shown(self, catalog: Catalog) -> set[str]:
-        """Ids of the papers named, and of the papers of ``catalog`` that show the name of an
-        author or subject named (their search entries, citations and feed entries do)."""
-        shown = set(self.papers)
-        if self.authors or self.subjects:
+        papers, authors, subjects = named["paper"], named["author"], named["subject"]
+        shown = set(papers)
+        if authors or subjects:
             shown.update(p.id for p in catalog.papers
-                         if not self.authors.isdisjoint(p.all_author_ids)
-                         or not self.subjects.isdisjoint(p.subjects))
-        return shown
+                         if not authors.isdisjoint(p.all_author_ids)
+                         or not subjects.isdisjoint(p.subjects))
+        return cls(previous, papers=frozenset(papers), authors=frozenset(authors),
+                   author_papers=frozenset(named["author-papers"]),
+                   subjects=frozenset(subjects), subject_papers=frozenset(named["subject-papers"]),
+                   papers_shown=frozenset(shown),
+                   papers_gone=frozenset(i for i in papers if i not in catalog._papers_by_id),
+                   authors_gone=frozenset(i for i in authors if i not in catalog._authors_by_id),
+                   subjects_gone=frozenset(c for c in subjects
+                                           if c not in catalog._subjects_by_code))
 
 
 class Carried(NamedTuple):

@@ -212,13 +212,12 @@ def _orders_after(catalog: Catalog, delta: CatalogDelta, memo: SearchMemo
         stays = [i for i, p in enumerate(papers) if p.id not in changed]
         if len(stays) < len(papers):
             memo.paper_order, memo.papers = [keys[i] for i in stays], [papers[i] for i in stays]
-        for paper_id in sorted(changed):
-            paper = catalog._papers_by_id.get(paper_id)
-            if paper is not None:
-                key = _paper_order(paper)
-                at = bisect.bisect_left(memo.paper_order, key)
-                memo.paper_order.insert(at, key)
-                memo.papers.insert(at, paper)
+        for paper_id in sorted(changed - delta.papers_gone):
+            paper = catalog.paper(paper_id)
+            key = _paper_order(paper)
+            at = bisect.bisect_left(memo.paper_order, key)
+            memo.paper_order.insert(at, key)
+            memo.papers.insert(at, paper)
     return list(memo.papers), ordered_authors(catalog)
 
 
@@ -226,15 +225,14 @@ def _docs_after(catalog: Catalog, delta: CatalogDelta, papers: list[Paper],
                 authors: list[Author], memo: SearchMemo) -> list[DocPiece]:
     """Every document's piece: made again for what the delta names (and for papers that show
     a changed author's or subject's name), the others' kept ones."""
-    papers_made = delta.papers_shown(catalog)
+    papers_made = delta.papers_shown
     authors_made = delta.authors | delta.author_papers
     pieces, value = memo.docs, memo.docs.value
     docs = [_paper_piece(catalog, p, pieces) if p.id in papers_made else value(("p", p.id))
             for p in papers]
     docs += [_author_piece(a, pieces) if a.id in authors_made else value(("a", a.id))
              for a in authors]
-    pieces.settle([("p", i) for i in delta.papers if i not in catalog._papers_by_id]
-                  + [("a", i) for i in delta.authors if i not in catalog._authors_by_id])
+    pieces.settle([("p", i) for i in delta.papers_gone] + [("a", i) for i in delta.authors_gone])
     return docs
 
 

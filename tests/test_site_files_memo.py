@@ -219,3 +219,26 @@ def test_a_one_shot_build_stages_each_site_file_before_the_next_is_made(make_pro
                 for event in (("made", name), ("parts" if name in in_parts else "put", name))]
     assert len(made) > 10 and [e for e in events if e[1] in made] == expected
     assert not builder.site_memo.search.docs and not builder.site_memo.citations.files
+
+
+def test_a_catalog_delta_names_what_changed_what_went_and_what_shows_it() -> None:
+    from site_gen.cache import intern_catalog
+    from site_gen.memo import CatalogDelta
+
+    before = small_catalog(["One", "Abstract", "code", "Code", "Ann Lee", "Other"], 2024)
+    p1, p2 = before.papers
+    renamed = replace(before.authors[0], name="Ann B. Lee", members=("p1",))  # shown on p1
+    after = Catalog((replace(p1, abstract="Another abstract"),),  # p2 went
+                    (renamed, replace(before.authors[1], members=("p1",))),
+                    (replace(before.subjects[0], members=("p1",)), before.subjects[1]))
+    interned, changes = intern_catalog(after, before)
+    delta = CatalogDelta.of(before, interned, changes)
+    assert delta is not None and delta.previous is before
+    assert delta.papers == {"p1", "p2"} and delta.papers_gone == {"p2"}
+    assert delta.authors == {"a1"} and delta.author_papers == {"a1", "a2"}
+    assert not delta.authors_gone and not delta.subjects and delta.subject_papers == {"cs.LG"}
+    assert delta.papers_shown == {"p1", "p2"}
+    assert CatalogDelta.of(None, interned, changes) is None
+    assert CatalogDelta.of(before, interned, None) is None
+    same, none = intern_catalog(before, before)
+    assert same is before and none == frozenset()
