@@ -187,17 +187,19 @@ def split_name(name: str) -> tuple[str, str] | None:
 
 # ---- keys -------------------------------------------------------------------------------
 
-def citation_keys(catalog: Catalog, memo: Pieces[str] | None = None) -> dict[str, str]:
+def citation_keys(catalog: Catalog, memo: Pieces[str] | None = None,
+                  delta: CatalogDelta | None = None) -> dict[str, str]:
     """A unique, stable BibTeX key per paper: family name, year, first title word.
 
     The keys of a catalog are worked out once: the BibTeX entries and the citation files
-    of one build both need them.
+    of one build both need them. With a ``delta`` (``memo`` holding the base keys of its
+    previous catalog), only the papers it shows changed get their base key looked at again.
     """
     if type(catalog) is not Catalog:
-        return _citation_keys(catalog, memo)
+        return _citation_keys(catalog, memo, delta)
     kept = _KEYS.of(catalog)
     if "keys" not in kept:
-        kept["keys"] = _citation_keys(catalog, memo)
+        kept["keys"] = _citation_keys(catalog, memo, delta)
     return kept["keys"]
 
 
@@ -205,22 +207,30 @@ _KEYS: _LastCatalog[str, dict[str, str]] = _LastCatalog()
 """``citation_keys``' answer, under ``"keys"``."""
 
 
-def _citation_keys(catalog: Catalog, memo: Pieces[str] | None = None) -> dict[str, str]:
+def _citation_keys(catalog: Catalog, memo: Pieces[str] | None = None,
+                   delta: CatalogDelta | None = None) -> dict[str, str]:
     memo = memo if memo is not None else Pieces()
+    shown = delta.papers_shown if delta is not None else None
     keys: dict[str, str] = {}
     taken: set[str] = set()
     author = catalog.author
     for paper in catalog.papers:
-        ids = paper.all_author_ids
-        first = author(ids[0]).name if ids else ""
-        base = memo.get(paper.id, (paper, first), lambda: _base_key(paper, catalog))  # noqa: B023
+        if shown is None or paper.id in shown:
+            ids = paper.all_author_ids
+            first = author(ids[0]).name if ids else ""
+            base = memo.get(paper.id, (paper, first), lambda: _base_key(paper, catalog))  # noqa: B023
+        else:
+            base = memo.value(paper.id)
         key, n = base, 0
         while key in taken:
             n += 1
             key = base + _suffix(n)
         taken.add(key)
         keys[paper.id] = key
-    memo.done()
+    if delta is None:
+        memo.done()
+    else:
+        memo.settle(delta.papers_gone)
     return keys
 
 
@@ -409,7 +419,7 @@ def _entries_after(catalog: Catalog, site_url: str, delta: CatalogDelta, memo: C
     """``bibtex_entries`` (and its keys) from the last build's: made again for the papers the
     delta shows changed, and for those whose key moved (a paper that shares their base key)."""
     shown = delta.papers_shown
-    keys = _keys_after(catalog, delta, memo.keys, shown)
+    keys = citation_keys(catalog, memo.keys, delta)
     fresh: dict[str, str] = {}
     for p in catalog.papers:
         key = keys[p.id]
@@ -421,31 +431,6 @@ def _entries_after(catalog: Catalog, site_url: str, delta: CatalogDelta, memo: C
     memo.bibtex.settle(delta.papers_gone)
     old = before.entries
     return keys, {p.id: fresh.get(p.id) or old[p.id] for p in catalog.papers}
-
-
-def _keys_after(catalog: Catalog, delta: CatalogDelta, bases: Pieces[str], shown: frozenset[str]
-                ) -> dict[str, str]:
-    """``citation_keys`` from the kept base keys, made again for the papers shown changed."""
-    author = catalog.author
-    keys: dict[str, str] = {}
-    taken: set[str] = set()
-    for paper in catalog.papers:
-        if paper.id in shown:
-            ids = paper.all_author_ids
-            first = author(ids[0]).name if ids else ""
-            base = bases.get(paper.id, (paper, first), lambda: _base_key(paper, catalog))  # noqa: B023
-        else:
-            base = bases.value(paper.id)
-        key, n = base, 0
-        while key in taken:
-            n += 1
-            key = base + _suffix(n)
-        taken.add(key)
-        keys[paper.id] = key
-    bases.settle(delta.papers_gone)
-    if type(catalog) is Catalog:
-        _KEYS.of(catalog)["keys"] = keys
-    return keys
 
 
 def citation_outputs(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
