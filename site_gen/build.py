@@ -404,7 +404,8 @@ class Builder:
         if same_catalog and key == now and all(live.get(n) for n in names):
             return iter(()), set(names)
         same_settings = isinstance(key, tuple) and key[0] == now[0]  # the sitemap reads routes
-        delta = CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes) if same_settings else None
+        delta = (CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes)
+                 if same_settings else None)
         return site_file_stream(plan.catalog, plan.config, plan.routes, dict(entries),
                                 plan.build_time, self.site_memo, delta), set()
 

@@ -11,8 +11,8 @@ so it is made once per paper and, with a ``FeedMemo``, kept between builds.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 import heapq
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -114,7 +114,7 @@ def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = N
         gone = _feeds_gone(delta)
         memo.heads.settle(gone)
         memo.feeds.settle(gone)
-        memo.entries.settle([key for key in memo.entries.keys() if isinstance(key, tuple)
+        memo.entries.settle([key for key in memo.entries.kept_keys() if isinstance(key, tuple)
                              and key[0] in delta.papers_gone] if delta.papers_gone else ())
     else:
         memo.entries.done()

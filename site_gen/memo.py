@@ -122,7 +122,7 @@ class Pieces(Generic[V]):
         for key in gone:
             self._kept.pop(key, None)
 
-    def keys(self) -> list[Hashable]:
+    def kept_keys(self) -> list[Hashable]:
         """The keys of the pieces kept."""
         return list(self._kept)
 

@@ -193,7 +193,7 @@ def test_a_build_that_failed_after_making_the_files_does_not_mislead_the_next(
         site: Builder, monkeypatch, tmp_path: Path, undo_the_edit: bool) -> None:
     """The pieces a failed build made describe no site on disk: the next build carries over
     nothing on their word."""
-    made, carried = made_and_carried(monkeypatch)
+    made, _ = made_and_carried(monkeypatch)
     edit(site.project, "content/dumps/a.txt", "arXiv2023", "arXiv2021")  # moves a paper down
     write(site.project, "templates/paper.html", "{{ no_such_variable.attribute }}")
     failed = site.build()
