@@ -8,6 +8,12 @@ inputs costs a few pointer comparisons; a changed paper compares unequal and its
 made again. Whole files are joined from pieces, which is cheap. A piece nobody asked for in a
 build is dropped after it, so a long watch session keeps only the pieces of the current
 catalog.
+
+A rebuild goes further with a ``CatalogDelta``: what changed since the catalog the site on
+disk was built from. A generator whose pieces were last completed for that catalog visits
+only what the delta names, takes every other piece as it is (``Pieces.value``), forgets the
+pieces of what went (``Pieces.settle``), and names the files it did not make again in a
+``Carried``, which the Builder stages from the output.
 """
 
 from __future__ import annotations
