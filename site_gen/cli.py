@@ -251,7 +251,7 @@ def _run_watch(args: argparse.Namespace) -> int:
     reporter = _Reporter(args, builder)
     session = WatchSession(builder, poll=args.poll, strict=args.strict, say=reporter)
     reporter.session = session
-    _stop_on_sigterm()
+    _stop_on_signals()
     try:
         session.start()
         print("site-gen: watching for changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
@@ -280,7 +280,7 @@ def _run_serve(args: argparse.Namespace) -> int:
     reporter = _Reporter(args, builder)
     session = WatchSession(builder, live, poll=args.poll, say=reporter)
     reporter.session = session
-    _stop_on_sigterm()
+    _stop_on_signals()
     thread = threading.Thread(target=server.serve_forever, name="site-gen-preview", daemon=True)
     try:
         session.start()
@@ -296,11 +296,17 @@ def _run_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stop_on_sigterm() -> None:
-    """``kill`` (SIGTERM) ends a session like Ctrl-C: cleanly, leaving no spare folder."""
+def _stop_on_signals() -> None:
+    """Ctrl-C (SIGINT) and ``kill`` (SIGTERM) end a session cleanly, leaving no spare folder.
+
+    SIGINT is set here too: a process started in the background of a shell script (``&``)
+    inherits SIGINT ignored, and Python then never raises KeyboardInterrupt for it, so
+    ``kill -INT`` from the script (or a CI job's cancellation) would not stop the session.
+    """
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
 
 
 class _Reporter:
