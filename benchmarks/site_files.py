@@ -22,24 +22,39 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from site_gen.build import Builder
+from site_gen.build import Builder, _site_files_key
+from site_gen.memo import Carried, CatalogDelta
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rebuild import EDIT_MARK, edit_one_dump, first_dump
 
 
-def files_of(builder: Builder, plan: object) -> tuple[dict[str, bytes], float]:
-    """The BibTeX global and the site files of ``plan``, and the seconds they took."""
+def files_of(builder: Builder, plan: object, previous: dict[str, bytes] | None = None
+             ) -> tuple[dict[str, bytes], float]:
+    """The BibTeX global and the site files of ``plan``, and the seconds they took. Files the
+    generators carry over (a rebuild given the catalog delta) are taken from ``previous``,
+    the last call's files, as a build takes them from its output."""
     started = time.perf_counter()
-    entries = builder._bibtex(plan, False)  # type: ignore[arg-type]
-    stream, _ = builder._site_files(plan, entries, False)  # type: ignore[arg-type]
-    files = {name: data if isinstance(data, bytes) else b"".join(data) for name, data in stream}
+    catalog, changes = plan.catalog, plan.changes  # type: ignore[attr-defined]
+    delta = CatalogDelta.of(builder.memory.catalog, catalog, changes)
+    entries = builder._bibtex(plan, False, delta)  # type: ignore[arg-type]
+    stream, _ = builder._site_files(plan, entries, False, delta)  # type: ignore[arg-type]
+    files: dict[str, bytes] = {}
+    for item in stream:
+        if isinstance(item, Carried):
+            files.update((name, (previous or {})[name]) for name in item.names)
+        else:
+            name, data = item
+            files[name] = data if isinstance(data, bytes) else b"".join(data)
     return files, time.perf_counter() - started
 
 
 def remember(builder: Builder, plan: object, files: dict[str, bytes]) -> None:
-    """What a build that wrote would remember (the catalog; site-file memos are the builder's)."""
-    builder.memory = replace(builder.memory, catalog=plan.catalog)  # type: ignore[attr-defined]
+    """What a build that wrote would remember: the catalog, and what the files beside the
+    pages were made from (the site-file memos are the builder's)."""
+    key = _site_files_key(plan)  # type: ignore[arg-type]
+    builder.memory = replace(builder.memory, catalog=plan.catalog,  # type: ignore[attr-defined]
+                             site_files=(key, tuple(files)))
 
 
 def main() -> int:
@@ -63,13 +78,14 @@ def main() -> int:
         for undo in (False, True):
             edit_one_dump(args.project, undo=undo)
             plan = builder.plan([str(first_dump(args.project).resolve())])[0]
-            edited, seconds = files_of(builder, plan)
+            edited, seconds = files_of(builder, plan, files)
             incremental.append(seconds)
             if args.verify:
                 fresh = Builder(args.project, args.project / "_unused")
                 assert files_of(fresh, plan)[0] == edited, "a rebuild's files differ from fresh"
                 print("  verified: the rebuild's files are a fresh build's", flush=True)
             remember(builder, plan, edited)
+            files = edited
         gc.collect()
     if args.digests:
         args.digests.write_text(json.dumps({n: hashlib.sha256(d).hexdigest()

@@ -31,7 +31,7 @@ from .curation import CURATION_FILE, load_curation
 from .diagnostics import Diagnostic, Severity, error, has_errors, warning
 from .exports import export_files
 from .feeds import feed_files
-from .memo import Carried, CatalogDelta, SiteFilesMemo
+from .memo import Carried, CatalogDelta, SiteFilesMemo, made_files
 from .model import Catalog, Dump
 from .output import OutputError, OutputTree, Staging, StaleOutput, WriteResult
 from .pages import Page, read_pages
@@ -315,7 +315,8 @@ class Builder:
         """Render what is stale, reuse the rest, write; then remember what is on disk."""
         env, texts = self._environment(plan.theme, plan.theme_templates)
         same_catalog = plan.changes == frozenset()
-        entries = self._bibtex(plan, same_catalog)
+        delta = CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes)
+        entries = self._bibtex(plan, same_catalog, delta)
         tracked = {"asset": asset_versions(plan.static), "bibtex": entries}
         globals_ = {"asset_versions": tracked["asset"], "bibtex": entries,
                     "nav_pages": tuple(p for p in plan.pages if p.nav)}
@@ -338,7 +339,7 @@ class Builder:
                     # with worker processes, pages are rendered meanwhile
                     for name in sorted(assets):
                         staging.put(name, assets[name])
-                    stream, kept_files = self._site_files(plan, entries, same_catalog)
+                    stream, kept_files = self._site_files(plan, entries, same_catalog, delta)
                     files = self._put_site_files(stream, staging, names | assets.keys())
                     del stream
                     stopwatch.lap("site files")
@@ -385,29 +386,29 @@ class Builder:
             raise _Clash(taken_names(taken, clashes))
         return files
 
-    def _bibtex(self, plan: Plan, same_catalog: bool) -> Mapping[str, str]:
+    def _bibtex(self, plan: Plan, same_catalog: bool, delta: CatalogDelta | None
+                ) -> Mapping[str, str]:
         """BibTeX entries of every paper (a template global): last build's if nothing changed."""
         before = self.memory.tracked.get("bibtex")
         if same_catalog and before is not None and self.memory.site is not None \
                 and self.memory.site[0].site_url == plan.config.site_url:  # type: ignore[index]
             return before  # type: ignore[return-value]
-        return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations,
-                              CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes))
+        return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations, delta)
 
-    def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool
-                    ) -> tuple[Iterator[SiteFile | Carried], set[str]]:
+    def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool,
+                    delta: CatalogDelta | None) -> tuple[Iterator[SiteFile | Carried], set[str]]:
         """The files beside the pages, one at a time, or (when all they are made from is
-        unchanged) the names of last build's, which the output keeps."""
+        unchanged) the names of last build's, which the output keeps. The generators are
+        given ``delta`` when the settings they read are the last build's."""
         key, names = self.memory.site_files
         live = self.tree.digests()
         now = _site_files_key(plan)
         if same_catalog and key == now and all(live.get(n) for n in names):
             return iter(()), set(names)
         same_settings = isinstance(key, tuple) and key[0] == now[0]  # the sitemap reads routes
-        delta = (CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes)
-                 if same_settings else None)
         return site_file_stream(plan.catalog, plan.config, plan.routes, dict(entries),
-                                plan.build_time, self.site_memo, delta), set()
+                                plan.build_time, self.site_memo,
+                                delta if same_settings else None), set()
 
     def _stale_routes(self, routes: tuple[Route, ...], changes: frozenset[Lookup] | None,
                       fresh: bool) -> tuple[Route, ...]:
@@ -491,9 +492,8 @@ def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],
     ``memo`` (kept by a Builder) lets each generator reuse the pieces of unchanged papers.
     """
     files: dict[str, bytes] = {}
-    for item in site_file_stream(catalog, config, routes, entries, build_time, memo):
-        assert not isinstance(item, Carried)  # only given a delta
-        name, data = item
+    for name, data in made_files(site_file_stream(catalog, config, routes, entries, build_time,
+                                                  memo)):
         assert name not in files, f"two generators write {name}"  # fixed names in urls.py
         files[name] = data if isinstance(data, bytes) else b"".join(data)
     return files

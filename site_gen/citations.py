@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Generic, NamedTuple, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from .memo import Carried, CatalogDelta, Pieces
+from .memo import Carried, CatalogDelta, Pieces, in_step, made_files
 from .model import Catalog, Paper, newest_first
 from .search import encode_json
 from .subjects import subject_name
@@ -389,9 +389,10 @@ def bibtex_entries(catalog: Catalog, site_url: str, memo: CitationMemo | None = 
     """
     memo = memo or CitationMemo()
     made = memo.entries_made
-    if memo.keep and delta is not None and made is not None and made.catalog is delta.previous \
-            and made.site_url == site_url:
-        keys, entries = _entries_after(catalog, site_url, delta, memo, made)
+    after = (in_step(delta, made.catalog, memo.keep)
+             if made is not None and made.site_url == site_url else None)
+    if after is not None and made is not None:
+        keys, entries = _entries_after(catalog, site_url, after, memo, made)
     else:
         keys = citation_keys(catalog, memo.keys)
         entries = {}
@@ -436,11 +437,7 @@ def _entries_after(catalog: Catalog, site_url: str, delta: CatalogDelta, memo: C
 def citation_outputs(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
                      memo: CitationMemo | None = None) -> dict[str, bytes]:
     """Every citation file of the site, by output path."""
-    files = {}
-    for item in citation_files(catalog, site_url, entries, memo):
-        assert not isinstance(item, Carried)  # only given a delta
-        files[item[0]] = item[1]
-    return files
+    return dict(made_files(citation_files(catalog, site_url, entries, memo)))
 
 
 def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
@@ -457,8 +454,8 @@ def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | No
     keys = citation_keys(catalog, memo.keys)
     entries = entries if entries is not None else bibtex_entries(catalog, site_url, memo)
     made, memo.files_made = memo.files_made, None
-    before = made[1] if memo.keep and delta is not None and made is not None \
-        and made[0] is delta.previous else None
+    delta = in_step(delta, made[0] if made is not None else None, memo.keep)
+    before = made[1] if made is not None and delta is not None else None
     carried: list[str] = []
     remade_papers: list[Paper] = []
     for paper in catalog.papers:
@@ -471,9 +468,8 @@ def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | No
         yield from memo.files.get(
             paper.id, (paper, names, key, entry, site_url),
             lambda: _paper_files(paper, catalog, key, entry, site_url, names))  # noqa: B023
-    if before is not None and delta is not None:
-        authors_remade = set(delta.author_papers)
-        authors_remade.update(a for p in remade_papers for a in p.all_author_ids)
+    authors_remade = (delta.author_papers | {a for p in remade_papers for a in p.all_author_ids}
+                      if delta is not None else frozenset())
     paper_of = catalog.paper
     for author in catalog.authors:
         if before is not None and author.id not in authors_remade:
@@ -483,7 +479,7 @@ def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | No
         texts = tuple([entries[pid] for pid in author.paper_ids])
         yield author_bibtex_url(author.id), memo.authors.get(
             author.id, (mine, texts), lambda: _author_bibtex(mine, entries))  # noqa: B023
-    if before is not None and delta is not None:
+    if delta is not None:
         memo.files.settle(delta.papers_gone)
         memo.authors.settle(delta.authors_gone)
     else:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from .citations import Names, author_names, author_roster, paper_links
 from .config import Config
-from .memo import CatalogDelta, Pieces
+from .memo import CatalogDelta, Pieces, in_step
 from .model import Author, Catalog, Paper
 from .search import JsonParts, json_array, json_bytes, json_object_parts
 from .text import plain_text
@@ -58,10 +58,9 @@ def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = Non
     made every entry for (a rebuild with the same settings), only the entries of what it
     names (or of papers shown changed) are looked at again."""
     memo = memo or ExportMemo()
-    made, memo.made = memo.made, None
+    after, memo.made = in_step(delta, memo.made, memo.keep), None
     site_url = config.site_url
     site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
-    after = delta if memo.keep and delta is not None and made is delta.previous else None
     shown = after.papers_shown if after is not None else frozenset()
 
     def papers() -> Iterator[bytes]:

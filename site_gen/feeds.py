@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from . import __version__
 from .citations import author_names, clean_text
 from .config import Config
-from .memo import Carried, CatalogDelta, Pieces
+from .memo import Carried, CatalogDelta, Pieces, in_step, made_files
 from .model import Catalog, Paper, newest_first
 from .text import plain_text
 from .urls import (
@@ -74,11 +74,7 @@ class FeedMemo:
 def feed_outputs(catalog: Catalog, config: Config, build_time: datetime | None = None,
                  memo: FeedMemo | None = None) -> dict[str, bytes]:
     """Every Atom feed of the site, by output path."""
-    files = {}
-    for item in feed_files(catalog, config, build_time, memo):
-        assert not isinstance(item, Carried)  # only given a delta
-        files[item[0]] = item[1]
-    return files
+    return dict(made_files(feed_files(catalog, config, build_time, memo)))
 
 
 def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = None,
@@ -93,12 +89,10 @@ def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = N
     subjects the delta touches are made again; the others come as one ``Carried``.
     """
     memo = memo or FeedMemo()
-    made, memo.made = memo.made, None
+    delta, memo.made = in_step(delta, memo.made, memo.keep), None
     specs = feed_specs(catalog, config)
     carried: list[str] = []
-    incremental = memo.keep and delta is not None and made is delta.previous
-    if incremental:
-        assert delta is not None
+    if delta is not None:
         touched = _feeds_touched(catalog, delta)
         carried = [spec.url for spec in specs if spec.url not in touched]
         specs = tuple(_newest(spec, catalog) for spec in specs if spec.url in touched)
@@ -108,7 +102,7 @@ def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = N
     entries: dict[tuple[str, str], str] = {}
     for spec in specs:
         yield spec.url, render_feed(spec, catalog, config, build_time, memo, rank, entries)
-    if incremental and delta is not None:
+    if delta is not None:
         if carried:
             yield Carried(tuple(carried))
         gone = _feeds_gone(delta)

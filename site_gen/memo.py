@@ -18,7 +18,7 @@ pieces of what went (``Pieces.settle``), and names the files it did not make aga
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Iterable
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
@@ -82,11 +82,31 @@ class CatalogDelta:
                                            if c not in catalog._subjects_by_code))
 
 
+def in_step(delta: CatalogDelta | None, made_for: Catalog | None, keep: bool = True
+            ) -> CatalogDelta | None:
+    """``delta``, if a generator may visit only what it names: its memo keeps pieces and
+    was last completed for ``delta.previous`` (the catalog of the site on disk), not for a
+    build that failed after making its files. Else None: make every piece."""
+    if keep and delta is not None and made_for is delta.previous:
+        return delta
+    return None
+
+
 class Carried(NamedTuple):
     """Files a generator did not make again: each holds what the last build wrote under its
     name (the Builder stages them from the output as they are)."""
 
     names: tuple[str, ...]
+
+
+F = TypeVar("F")
+
+
+def made_files(stream: Iterable[tuple[str, F] | Carried]) -> Iterator[tuple[str, F]]:
+    """A generator's files, given no delta (so none is ever ``Carried``)."""
+    for item in stream:
+        assert not isinstance(item, Carried), "carried files come only with a delta"
+        yield item
 
 
 class Pieces(Generic[V]):

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from .memo import Carried, CatalogDelta, Pieces
+from .memo import Carried, CatalogDelta, Pieces, in_step, made_files
 from .model import Author, Catalog, Paper
 from .text import plain_text
 from .urls import author_url, paper_url
@@ -118,12 +118,8 @@ def search_outputs(catalog: Catalog, memo: SearchMemo | None = None) -> dict[str
     With a memo, each document's words and texts are reused while its paper or author is
     the same, and the postings are updated in place when only some documents changed.
     """
-    files = {}
-    for item in search_files(catalog, memo):
-        assert not isinstance(item, Carried)  # only given a delta
-        name, data = item
-        files[name] = data if isinstance(data, bytes) else b"".join(data)
-    return files
+    return {name: data if isinstance(data, bytes) else b"".join(data)
+            for name, data in made_files(search_files(catalog, memo))}
 
 
 def search_files(catalog: Catalog, memo: SearchMemo | None = None,
@@ -145,7 +141,8 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None,
     entries: list[bytes] = []
     before: list[DocPiece] = []
     if memo.keep:
-        if delta is not None and memo.catalog is not None and memo.catalog is delta.previous:
+        delta = in_step(delta, memo.catalog)
+        if delta is not None:
             before = memo.pieces
             papers, authors = _orders_after(catalog, delta, memo)
             docs = _docs_after(catalog, delta, papers, authors, memo)
