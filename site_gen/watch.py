@@ -7,7 +7,10 @@ Not a pipeline stage; it drives the Builder. Three parts, each testable alone:
   triggers a build and an editor's swap files never do either.
 * ``Debouncer``: collects changes until the tree is quiet for ``quiet`` seconds, but never
   holds a batch longer than ``max_wait`` after its first event (a long ``git checkout`` still
-  rebuilds). Pure: time is passed in. ``ChangeQueue`` wraps it for threads; changes that
+  rebuilds). When every changed file's last event says its new bytes are complete (closed
+  after writing, or renamed into place), it waits only ``settled_quiet``: that is how
+  editors save, and waiting the full quiet time for more of a file that is complete is
+  latency a user feels on every save. Pure: time is passed in. ``ChangeQueue`` wraps it for threads; changes that
   arrive while a build runs make up the next batch.
 * ``Watcher``: a watchdog observer on the project's input folders, falling back to polling
   (with one clear line) when inotify's limits are reached.
@@ -37,6 +40,7 @@ from .output import staging_paths
 from .pages import PAGES_DIR
 
 QUIET_SECONDS = 0.15
+SETTLED_QUIET_SECONDS = 0.05
 MAX_WAIT_SECONDS = 1.0
 POLL_SECONDS = 0.5
 _EVENTS = frozenset({"created", "modified", "deleted", "moved", "closed", "attrib"})
@@ -114,15 +118,22 @@ class Debouncer:
 
     quiet: float = QUIET_SECONDS
     max_wait: float = MAX_WAIT_SECONDS
+    settled_quiet: float = SETTLED_QUIET_SECONDS
     changes: dict[str, ChangeKind] = field(default_factory=dict)
+    unsettled: set[str] = field(default_factory=set)
     first: float | None = None
     last: float | None = None
 
-    def add(self, path: str, kind: ChangeKind, now: float) -> None:
-        """Note a change (ignored kinds are dropped)."""
+    def add(self, path: str, kind: ChangeKind, now: float, settled: bool = False) -> None:
+        """Note a change (ignored kinds are dropped); ``settled``: this event says the path's
+        bytes are complete (a later event about it may say otherwise)."""
         if kind is ChangeKind.IGNORED:
             return
         self.changes[path] = kind
+        if settled:
+            self.unsettled.discard(path)
+        else:
+            self.unsettled.add(path)
         self.first = now if self.first is None else self.first
         self.last = now
 
@@ -130,12 +141,14 @@ class Debouncer:
         """Seconds until the batch is due (0: now); None when there is nothing to build."""
         if self.first is None or self.last is None:
             return None
-        due = min(self.last + self.quiet, self.first + self.max_wait)
+        quiet = self.quiet if self.unsettled else self.settled_quiet
+        due = min(self.last + quiet, self.first + self.max_wait)
         return max(0.0, due - now)
 
     def take(self) -> dict[str, ChangeKind]:
         """The batch, leaving the debouncer empty."""
         batch, self.changes = self.changes, {}
+        self.unsettled = set()
         self.first = self.last = None
         return batch
 
@@ -151,13 +164,13 @@ class ChangeQueue:
         self._ready = threading.Condition()
         self._closed = False
 
-    def put(self, path: str) -> None:
-        """Classify and note one changed path (any thread)."""
+    def put(self, path: str, settled: bool = False) -> None:
+        """Classify and note one changed path (any thread); ``settled`` as in Debouncer.add."""
         kind = classify(path, self.layout)
         if kind is ChangeKind.IGNORED:
             return
         with self._ready:
-            self._debouncer.add(path, kind, self._clock())
+            self._debouncer.add(path, kind, self._clock(), settled)
             self._ready.notify_all()
 
     def get(self, timeout: float | None = None) -> dict[str, ChangeKind] | None:
@@ -189,17 +202,25 @@ class ChangeQueue:
 
 
 class _Handler(FileSystemEventHandler):
-    """Feeds watchdog events to a ChangeQueue (both ends of a rename)."""
+    """Feeds watchdog events to a ChangeQueue (both ends of a rename).
+
+    A file closed after writing (inotify's IN_CLOSE_WRITE) or renamed into place is settled.
+    Nothing else is: a file created, modified, deleted or renamed away may be written again
+    at once (an editor that moves the old file aside, then writes the new one), and the
+    polling observer never reports closes, so it keeps the full quiet time.
+    """
 
     def __init__(self, queue: ChangeQueue) -> None:
         self.queue = queue
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type not in _EVENTS or (event.is_directory and event.event_type == "modified"):
+        kind = event.event_type
+        if kind not in _EVENTS or (event.is_directory and kind == "modified"):
             return
-        for path in (event.src_path, getattr(event, "dest_path", "")):
-            if path:
-                self.queue.put(os.fsdecode(path))
+        self.queue.put(os.fsdecode(event.src_path), settled=kind == "closed")
+        destination = getattr(event, "dest_path", "")
+        if destination:
+            self.queue.put(os.fsdecode(destination), settled=True)
 
 
 class Watcher:

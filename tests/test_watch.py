@@ -15,7 +15,27 @@ from conftest import abstract, listing_dump, read_tree
 from site_gen.build import Builder
 from site_gen.output import MARKER, staging_paths
 from site_gen.session import WatchSession, rebuild_line
-from site_gen.watch import ChangeKind, ChangeQueue, Debouncer, Layout, Watcher, classify, describe
+from watchdog.events import (
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+from watchdog.observers import Observer
+
+from site_gen.watch import (
+    ChangeKind,
+    ChangeQueue,
+    Debouncer,
+    Layout,
+    Watcher,
+    _Handler,
+    classify,
+    describe,
+)
 
 P = PurePath("/home/ann/site")
 THEME = PurePath("/usr/lib/python3/site-packages/site_gen/themes/default")
@@ -91,6 +111,64 @@ def test_debounce_is_bounded_by_max_wait() -> None:
         assert d.wait_time(t) > 0
         t += 0.1
     assert d.wait_time(1.0) == 0  # due at first + max_wait, though events keep coming
+
+
+def test_debounce_waits_less_once_every_changed_file_is_settled() -> None:
+    d = Debouncer(quiet=0.15, max_wait=1.0, settled_quiet=0.05)
+    d.add("a", K.DUMP, now=10.0)  # modified: more bytes may follow
+    assert d.wait_time(10.0) == pytest.approx(0.15)
+    d.add("a", K.DUMP, now=10.01, settled=True)  # closed after writing
+    assert d.wait_time(10.01) == pytest.approx(0.05)
+    d.add("b", K.DUMP, now=10.02)  # another file is being written
+    assert d.wait_time(10.02) == pytest.approx(0.15)
+    d.add("b", K.DUMP, now=10.03, settled=True)
+    assert d.wait_time(10.08) == 0
+    d.take()
+    d.add("a", K.DUMP, now=11.0, settled=True)
+    d.add("a", K.DUMP, now=11.01)  # written again after it was closed: not settled any more
+    assert d.wait_time(11.01) == pytest.approx(0.15)
+
+
+def test_only_closes_and_renames_into_place_settle_a_path() -> None:
+    """An editor that moves the old file aside and then writes the new one must not get a
+    build in between: a rename's source, a deletion or a creation settles nothing."""
+    clock = FakeClock()
+    queue = ChangeQueue(LAYOUT, clock=clock)
+    handler = _Handler(queue)
+    dump, aside = str(P / "content/dumps/a.txt"), str(P / "content/dumps/a.txt.bak")
+    temp = str(P / "content/dumps/a.txt.tmp")  # an editor's temp file: ignored (SCRATCH_PATTERNS)
+    for unsettling in (FileCreatedEvent(dump), FileModifiedEvent(dump), FileDeletedEvent(dump),
+                       FileMovedEvent(dump, aside)):
+        handler.dispatch(unsettling)
+        clock.now += 0.06
+        assert queue.get(timeout=0) is None, unsettling
+        clock.now += 0.1
+        assert queue.get(timeout=0)
+    for settling in (FileClosedEvent(dump), FileMovedEvent(temp, dump)):
+        handler.dispatch(FileModifiedEvent(dump))
+        handler.dispatch(settling)
+        clock.now += 0.06
+        assert queue.get(timeout=0), settling
+
+
+def test_the_observer_reports_a_plain_write_closed(tmp_path: Path) -> None:
+    """What the short wait stands on: watchdog's inotify observer reports IN_CLOSE_WRITE, so
+    a file written and closed (``write_text``, an editor's save) ends with a settling event."""
+    seen: list[str] = []
+
+    class Collect(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            seen.append(event.event_type)
+
+    observer = Observer()
+    observer.schedule(Collect(), str(tmp_path), recursive=True)
+    observer.start()
+    try:
+        (tmp_path / "a.txt").write_text("Ann Lee\n")
+        assert wait_for(lambda: "closed" in seen, seconds=5), seen
+    finally:
+        observer.stop()
+        observer.join(timeout=5)
 
 
 def test_debounce_drops_ignored_changes() -> None:
