@@ -20,6 +20,10 @@ import xmlschema
 from conftest import abstract, build, coauthor_dump, listing_dump, read_tree
 from pylatexenc.latex2text import LatexNodes2Text
 
+from site_gen.catalog import build_catalog
+from site_gen.curation import Curation
+from site_gen.model import Catalog
+from site_gen.readers import read_dump
 from site_gen.text import plain_text
 
 DATA = Path(__file__).parent / "data"
@@ -157,6 +161,36 @@ def test_author_and_index_pages_carry_person_and_catalog(hostile_site: Path) -> 
     assert urls == {SITE_URL + "papers.json", SITE_URL + "authors.json"}
     subject = json.loads(read_head(hostile_site / "subjects" / "cs.DC" / "index.html").jsonld[0])
     assert subject["@type"] == "CollectionPage" and len(subject["hasPart"]) == 2
+
+
+@pytest.mark.parametrize("name", ["Papers", '"hasPart": [] <b>&</b>', HOSTILE])
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_list_page_jsonld_is_the_whole_document_made_in_parts(name: str, count: int) -> None:
+    """collection_jsonld_html joins memoised items into the text jsonld_html would give the
+    whole document, whatever the titles and page name hold (quotes, markup, the splice key)."""
+    from site_gen.config import Config
+    from site_gen.metadata import collection_jsonld, collection_jsonld_html, jsonld_html
+
+    titles = [HOSTILE, CURATED, '"hasPart": [] \\u003c & \'x\'']
+    catalog = catalog_of(titles[:count])
+    site = Config(title="T", site_url=SITE_URL)
+    ids = tuple(p.id for p in catalog.papers)
+    page = SITE_URL + "papers/"
+    for subject in (None, catalog.subjects[0] if catalog.subjects else None):
+        whole = jsonld_html(collection_jsonld(name, page, ids, catalog, subject, site))
+        assert collection_jsonld_html(name, page, ids, catalog, subject, site) == whole
+        assert len(json.loads(whole[len('<script type="application/ld+json">'):-len("</script>")])
+                   ["hasPart"]) == count
+
+
+def catalog_of(titles: list[str]) -> Catalog:
+    """A catalog of papers with these titles, read and merged by the real stages."""
+    text = listing_dump("Ann Lee", [(2020 + i, t, abstract(f"paper {i}"), ["cs.LG"])
+                                    for i, t in enumerate(titles)])
+    dump, _ = read_dump("a.txt", text.encode("utf-8"))
+    assert dump is not None
+    catalog, _ = build_catalog([dump], Curation())
+    return catalog
 
 
 def test_feed_links_in_heads(hostile_site: Path) -> None:

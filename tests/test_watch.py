@@ -11,10 +11,6 @@ from pathlib import Path, PurePath
 
 import pytest
 from conftest import abstract, listing_dump, read_tree
-
-from site_gen.build import Builder
-from site_gen.output import MARKER, staging_paths
-from site_gen.session import WatchSession, rebuild_line
 from watchdog.events import (
     FileClosedEvent,
     FileCreatedEvent,
@@ -26,6 +22,9 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from site_gen.build import Builder
+from site_gen.output import MARKER, staging_paths
+from site_gen.session import WatchSession, rebuild_line
 from site_gen.watch import (
     ChangeKind,
     ChangeQueue,
