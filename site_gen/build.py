@@ -2,7 +2,9 @@
 
 read config -> read dumps -> curation -> catalog -> pages -> routes -> render -> write.
 Rendering yields the HTML pages plus the files beside them (search index, feeds, sitemap,
-citations, data exports, ``.nojekyll``/``CNAME`` for GitHub Pages). Any error diagnostic stops
+citations, data exports, ``.nojekyll``/``CNAME`` for GitHub Pages); a one-shot build of a large
+site makes the ones that need only the catalog in a process forked once the catalog is made
+(``_Ahead``), while this one plans routes. Any error diagnostic stops
 the build before the write, so the previous output stays intact. A Builder kept alive (watch
 mode) re-reads only changed files and re-renders only pages whose inputs changed (cache.py
 says how that is decided); its output is byte-identical to a clean build's.
@@ -12,13 +14,17 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import functools
 import gc
+import multiprocessing
+import multiprocessing.process
 import os
 import sys
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib.resources import files as package_files
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import jinja2
@@ -33,17 +39,18 @@ from .exports import export_files
 from .feeds import feed_files
 from .memo import Carried, CatalogDelta, SiteFilesMemo, made_files
 from .model import Catalog, Dump
-from .output import OutputError, OutputTree, Staging, StaleOutput, WriteResult
+from .output import OutputError, OutputTree, Receipt, Staging, StaleOutput, WriteResult
 from .pages import Page, read_pages
 from .progress import NoProgress, Progress, Stopwatch
 from .readers import read_dump
 from .render import (
     ASSETS,
+    PARALLEL_THRESHOLD,
     FragmentMemo,
+    PageRendering,
     Theme,
     asset_versions,
     make_environment,
-    PageRendering,
     template_texts,
 )
 from .routes import Route, RouteMemo, plan_routes
@@ -225,14 +232,24 @@ class Builder:
         refused = check_output_folder(self.output, self.project, self.project / CONTENT_DIR)
         if refused:
             return BuildResult(tuple(refused))
-        plan, diagnostics, catalog, reread = self.plan(changed, stopwatch)
+        ahead = _Ahead(self.tree) if self._may_go_ahead() else None
+        try:
+            return self._plan_and_write(strict, changed, stopwatch, ahead)
+        finally:
+            if ahead is not None:
+                ahead.close()  # abandons its staging if the build did not take it
+
+    def _plan_and_write(self, strict: bool, changed: Collection[str], stopwatch: Stopwatch,
+                        ahead: _Ahead | None) -> BuildResult:
+        hook = None if ahead is None else functools.partial(self._go_ahead, ahead, strict)
+        plan, diagnostics, catalog, reread = self.plan(changed, stopwatch, hook)
         failing = has_errors(diagnostics) or (strict and bool(diagnostics))
         if plan is None or failing:
             return BuildResult(tuple(diagnostics), catalog=catalog, reread=reread)
         try:
             with _collector_skipping_the_plan():
                 try:
-                    return self._render_and_write(plan, diagnostics, reread, stopwatch)
+                    return self._render_and_write(plan, diagnostics, reread, stopwatch, ahead)
                 except StaleOutput:  # the output was replaced behind our back: start afresh
                     self.memory = RenderMemory()
                     return self._render_and_write(replace(plan, changes=None), diagnostics,
@@ -244,9 +261,34 @@ class Builder:
             return BuildResult(tuple(diagnostics) + (error(str(self.output), 0, str(exc)),),
                                reread=reread)
 
-    def plan(self, changed: Collection[str] = (), stopwatch: Stopwatch | None = None
+    def _may_go_ahead(self) -> bool:
+        """Can the files beside the pages be made in a process of their own (``_Ahead``)?
+        Only in a one-shot build (watch mode makes them from its memos, in this process),
+        with more than one process allowed, where processes can be forked."""
+        return (not self.keep_spare and (self.jobs or os.cpu_count() or 1) > 1
+                and "fork" in multiprocessing.get_all_start_methods())
+
+    def _go_ahead(self, ahead: _Ahead, strict: bool, config: Config, catalog: Catalog,
+                  build_time: datetime | None, diagnostics: list[Diagnostic]) -> None:
+        """Once the catalog is made: start making the files beside the pages in a forked
+        process, unless the build already fails or the site is too small to render in
+        parallel (forking would then cost more than it saves)."""
+        if has_errors(diagnostics) or (strict and diagnostics) or \
+                len(catalog.papers) + len(catalog.authors) < PARALLEL_THRESHOLD:
+            return
+        entries = bibtex_entries(catalog, config.site_url, self.site_memo.citations)
+        memo = self.site_memo
+        ahead.start(entries, lambda: catalog_file_stream(catalog, config, entries, build_time,
+                                                         memo))
+
+    def plan(self, changed: Collection[str] = (), stopwatch: Stopwatch | None = None,
+             on_catalog: Callable[[Config, Catalog, datetime | None, list[Diagnostic]], None]
+             | None = None
              ) -> tuple[Plan | None, list[Diagnostic], Catalog | None, tuple[str, ...]]:
-        """Every stage before rendering: the plan (None on error), diagnostics, re-read dumps."""
+        """Every stage before rendering: the plan (None on error), diagnostics, re-read dumps.
+
+        ``on_catalog`` is told the catalog (with the diagnostics so far) as soon as it is made,
+        before routes are planned."""
         stopwatch = stopwatch or Stopwatch()
         content = self.project / CONTENT_DIR
         if not content.is_dir():
@@ -265,6 +307,8 @@ class Builder:
             self.dumps = self._dump_cache()  # a one-shot build reads each dump once,
             fold.cache_clear()  # and folds each abstract once, to merge (24 MB at 10k papers)
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
+        if on_catalog is not None:
+            on_catalog(config, catalog, build_time, diagnostics + found + more)
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
         routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo)
@@ -311,12 +355,17 @@ class Builder:
         return {name: entry.value for name, entry in entries.items()}
 
     def _render_and_write(self, plan: Plan, diagnostics: list[Diagnostic],
-                          reread: tuple[str, ...], stopwatch: Stopwatch) -> BuildResult:
-        """Render what is stale, reuse the rest, write; then remember what is on disk."""
+                          reread: tuple[str, ...], stopwatch: Stopwatch,
+                          ahead: _Ahead | None = None) -> BuildResult:
+        """Render what is stale, reuse the rest, write; then remember what is on disk.
+
+        Given a started ``ahead``, the files beside the pages that need only the catalog are
+        being made by its process, into its staging, which this build then writes."""
         env, texts = self._environment(plan.theme, plan.theme_templates)
         same_catalog = plan.changes == frozenset()
         delta = CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes)
-        entries = self._bibtex(plan, same_catalog, delta)
+        ahead = ahead if ahead is not None and ahead.started else None
+        entries = ahead.entries if ahead is not None else self._bibtex(plan, same_catalog, delta)
         tracked = {"asset": asset_versions(plan.static), "bibtex": entries}
         globals_ = {"asset_versions": tracked["asset"], "bibtex": entries,
                     "nav_pages": tuple(p for p in plan.pages if p.nav)}
@@ -332,16 +381,24 @@ class Builder:
                                reread=reread)
         stopwatch.lap("prepare")
         try:
-            with self.tree.staging() as staging:
+            with self.tree.staging() if ahead is None else ahead.staged() as staging:
                 with PageRendering(env, stale, plan.config, plan.catalog, globals_, staging,
                                    self.jobs, self.fragments, self.progress,
                                    remember=self.keep_spare) as pages:
                     # with worker processes, pages are rendered meanwhile
                     for name in sorted(assets):
                         staging.put(name, assets[name])
-                    stream, kept_files = self._site_files(plan, entries, same_catalog, delta)
-                    files = self._put_site_files(stream, staging, names | assets.keys())
-                    del stream
+                    taken = names | assets.keys()
+                    if ahead is None:
+                        stream, kept_files = self._site_files(plan, entries, same_catalog, delta)
+                        files = self._put_site_files(stream, staging, taken)
+                        del stream
+                    else:
+                        kept_files = set()
+                        files = self._put_site_files(
+                            route_file_stream(plan.config, plan.routes, self.site_memo),
+                            staging, taken)
+                        self._take_ahead(ahead, staging, taken)
                     stopwatch.lap("site files")
                     rendered = pages.result()
                 self.progress.finish()
@@ -385,6 +442,20 @@ class Builder:
         if clashes:
             raise _Clash(taken_names(taken, clashes))
         return files
+
+    def _take_ahead(self, ahead: _Ahead, staging: Staging, taken: Collection[str]) -> None:
+        """Note the files ``ahead``'s process staged, once it is done; raises _Clash as
+        ``_put_site_files`` does. If that process failed, the files are made here, which
+        raises the same error with its traceback (or, if it was the process, succeeds)."""
+        receipts = ahead.receipts()
+        if receipts is None:
+            self._put_site_files(ahead.make(), staging, taken)
+            return
+        clashes = dict.fromkeys([r.name for r in receipts if r.name in taken], b"")
+        if clashes:
+            raise _Clash(taken_names(taken, clashes))
+        for receipt in receipts:
+            staging.record(receipt)
 
     def _bibtex(self, plan: Plan, same_catalog: bool, delta: CatalogDelta | None
                 ) -> Mapping[str, str]:
@@ -452,6 +523,114 @@ class Builder:
         self.tree.remove_spare()
 
 
+class _Abandoned(Exception):
+    """Ends a staging that an ``_Ahead`` opened and no build took (the output stays as it was)."""
+
+
+_AHEAD: tuple[Staging, Callable[[], Iterator[SiteFile | Carried]]] | None = None
+"""Set just before ``_Ahead`` forks its process, which inherits it (fork start method only)."""
+
+
+class _Ahead:
+    """The files beside the pages that need only the catalog (search index, feeds, citations,
+    exports), made and staged by a forked process while this one plans routes and renders.
+
+    Planning routes keeps one core busy for a second or more on a large site while the other
+    idles; until now these files were made only after it. ``start`` opens the build's staging
+    early for them; the Builder then writes into that staging (``staged``) and records what
+    the process staged (``receipts``: ``Staging.write`` there, ``Staging.record`` here, as for
+    rendered pages). A staging no build took is abandoned by ``close``.
+    """
+
+    def __init__(self, tree: OutputTree) -> None:
+        self.tree = tree
+        self.entries: Mapping[str, str] = {}
+        self.make: Callable[[], Iterator[SiteFile | Carried]] = lambda: iter(())
+        self._context: contextlib.AbstractContextManager[Staging] | None = None
+        self._staging: Staging | None = None
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._answer: Connection | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._process is not None
+
+    def start(self, entries: Mapping[str, str],
+              make: Callable[[], Iterator[SiteFile | Carried]]) -> None:
+        """Open the staging and fork the process that runs ``make`` into it. If the output
+        cannot be staged, nothing starts: the build then meets (and reports) the problem."""
+        global _AHEAD
+        context = self.tree.staging()
+        try:
+            staging = context.__enter__()
+        except OutputError:
+            return
+        self._context, self._staging = context, staging
+        self.entries, self.make = entries, make
+        forked = multiprocessing.get_context("fork")
+        self._answer, answer = forked.Pipe(duplex=False)
+        _AHEAD = (staging, make)
+        try:
+            self._process = forked.Process(target=_stage_ahead, args=(answer,), daemon=True)
+            self._process.start()
+        finally:
+            _AHEAD = None
+            answer.close()
+
+    @contextlib.contextmanager
+    def staged(self) -> Iterator[Staging]:
+        """The staging ``start`` opened, as ``OutputTree.staging()`` gives one: swapped in when
+        the block ends, abandoned if it raises."""
+        context, self._context = self._context, None
+        assert context is not None and self._staging is not None
+        try:
+            yield self._staging
+        except BaseException as exc:
+            if not context.__exit__(type(exc), exc, exc.__traceback__):
+                raise
+        else:
+            context.__exit__(None, None, None)
+
+    def receipts(self) -> list[Receipt] | None:
+        """What the process staged, once it is done; None if it failed."""
+        assert self._answer is not None
+        try:
+            answer: list[Receipt] | None = self._answer.recv()
+        except EOFError:  # it died without answering
+            return None
+        return answer
+
+    def close(self) -> None:
+        """Stop the process if it still runs; abandon the staging if no build took it."""
+        if self._process is not None:
+            if self._process.is_alive():
+                self._process.terminate()
+            self._process.join()
+            self._process = None
+        if self._answer is not None:
+            self._answer.close()
+            self._answer = None
+        context, self._context = self._context, None
+        if context is not None:
+            with contextlib.suppress(_Abandoned):
+                context.__exit__(_Abandoned, _Abandoned(), None)
+
+
+def _stage_ahead(answer: Connection) -> None:
+    """In ``_Ahead``'s process: make and stage the files, and send back what was staged (None
+    after any error: the Builder then makes them itself, and so reports the error)."""
+    assert _AHEAD is not None
+    staging, make = _AHEAD
+    receipts: list[Receipt] | None
+    try:
+        receipts = [staging.write(name, data) if isinstance(data, bytes)
+                    else staging.write_stream(name, data) for name, data in made_files(make())]
+    except Exception:  # reported by the Builder, which makes them again
+        receipts = None
+    answer.send(receipts)
+    answer.close()
+
+
 @contextlib.contextmanager
 def _collector_skipping_the_plan() -> Iterator[None]:
     """Render and write with every object alive so far (the catalog, routes, templates)
@@ -517,10 +696,23 @@ def site_file_stream(catalog: Catalog, config: Config, routes: tuple[Route, ...]
     changed, and name the files it did not make again in a ``Carried``.
     """
     memo = memo or SiteFilesMemo()
+    yield from route_file_stream(config, routes, memo)
+    yield from catalog_file_stream(catalog, config, entries, build_time, memo, delta)
+
+
+def route_file_stream(config: Config, routes: tuple[Route, ...], memo: SiteFilesMemo
+                      ) -> Iterator[SiteFile]:
+    """The files beside the pages that need the routes, or nothing: the sitemap and Pages'."""
     yield NOJEKYLL, b""
     if config.cname:
         yield CNAME, config.cname.encode("utf-8") + b"\n"
     yield from sitemap_outputs(routes, config.site_url, memo.sitemap).items()
+
+
+def catalog_file_stream(catalog: Catalog, config: Config, entries: dict[str, str],
+                        build_time: datetime | None, memo: SiteFilesMemo,
+                        delta: CatalogDelta | None = None) -> Iterator[SiteFile | Carried]:
+    """The files beside the pages made from the catalog alone (``site_file_stream``)."""
     generators: tuple[tuple[str, Callable[[], Iterator[SiteFile | Carried]]], ...] = (
         ("search", lambda: search_files(catalog, memo.search, delta)),
         ("feeds", lambda: feed_files(catalog, config, build_time, memo.feeds, delta)),

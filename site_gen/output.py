@@ -362,11 +362,14 @@ class Staging:
             self.record(self._write(name, parts_digest(listed, self.parts, self.previous_parts),
                                     listed))
             return
-        self.record(self._write_stream(name, parts))
+        self.record(self.write_stream(name, parts))
 
-    def _write_stream(self, name: str, parts: Iterable[bytes]) -> Receipt:
-        """``_write`` of parts made as they are written: to a side file of the spare first,
-        which becomes the file unless the output already held these bytes (then linked)."""
+    def write_stream(self, name: str, parts: Iterable[bytes]) -> Receipt:
+        """``write`` of parts made as they are written: to a side file of the spare first,
+        which becomes the file unless the output already held these bytes (then linked).
+
+        Like ``write``, a forked process may call it (one at a time: the side file has one
+        name); the process that owns the tree records the receipt."""
         trees = self.trees
         _make_dirs(trees.staging, os.path.dirname(name), self._made)
         side = trees.staging / PARTIAL

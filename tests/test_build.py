@@ -231,3 +231,73 @@ def test_dangerous_output_folders_are_refused(make_project, where: str, monkeypa
     result = build(project, output)
     assert not result.ok and "refusing to write the site" in str(result.diagnostics[0])
     assert read_tree(project / "content") == before
+
+
+# ---- the files beside the pages made ahead, in a process of their own (build._Ahead) --------
+
+@pytest.fixture
+def ahead(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Any site is large enough to go ahead; the list collects each started ``_Ahead``."""
+    import site_gen.build as build_module
+
+    monkeypatch.setattr(build_module, "PARALLEL_THRESHOLD", 0)
+    started: list[object] = []
+    start = build_module._Ahead.start
+
+    def noted(self, *args: object) -> None:
+        start(self, *args)
+        if self.started:
+            started.append(self)
+
+    monkeypatch.setattr(build_module._Ahead, "start", noted)
+    return started
+
+
+def test_files_made_ahead_are_the_files_made_here(demo_project: Path, tmp_path: Path,
+                                                  ahead: list[object]) -> None:
+    from site_gen.build import Builder
+
+    here = Builder(demo_project, tmp_path / "here", jobs=1).build()
+    assert not ahead
+    there = Builder(demo_project, tmp_path / "there", jobs=2).build()
+    assert len(ahead) == 1 and here.ok and there.ok
+    assert read_tree(tmp_path / "there") == read_tree(tmp_path / "here")
+    assert there.written == here.written  # every file reported as new, in the same order
+    again = Builder(demo_project, tmp_path / "there", jobs=2).build()  # over its own output
+    assert len(ahead) == 2 and again.written is not None
+    assert again.written.changed == () and again.written.removed == ()
+
+
+def test_a_build_failing_after_it_went_ahead_leaves_the_output(make_project,
+                                                               ahead: list[object]) -> None:
+    from site_gen.build import Builder
+
+    project = make_project(GOOD)
+    assert Builder(project, jobs=2).build().ok
+    before = read_tree(project / "_site")
+    (project / "content/site.yaml").write_text("title: Lab\ntheme: nowhere\n")  # found after routes
+    failed = Builder(project, jobs=2).build()
+    assert len(ahead) == 2 and not failed.ok
+    assert any("theme 'nowhere' not found" in str(d) for d in failed.diagnostics)
+    assert read_tree(project / "_site") == before
+    assert all(not a._process for a in ahead)  # type: ignore[attr-defined]
+
+
+def test_if_the_process_ahead_fails_the_files_are_made_here(make_project, tmp_path: Path,
+                                                            ahead: list[object],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import site_gen.build as build_module
+
+    project = make_project(GOOD)
+    here = build_module.Builder(project, tmp_path / "here", jobs=1).build()
+    parent, stream = os.getpid(), build_module.catalog_file_stream
+
+    def failing_in_the_child(*args: object, **kwargs: object) -> object:
+        if os.getpid() != parent:
+            raise RuntimeError("a failure in the forked process only")
+        return stream(*args, **kwargs)
+
+    monkeypatch.setattr(build_module, "catalog_file_stream", failing_in_the_child)
+    there = build_module.Builder(project, tmp_path / "there", jobs=2).build()
+    assert len(ahead) == 1 and here.ok and there.ok
+    assert read_tree(tmp_path / "there") == read_tree(tmp_path / "here")
