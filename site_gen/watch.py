@@ -10,8 +10,8 @@ Not a pipeline stage; it drives the Builder. Three parts, each testable alone:
   rebuilds). When every changed file's last event says its new bytes are complete (closed
   after writing, or renamed into place), it waits only ``settled_quiet``: that is how
   editors save, and waiting the full quiet time for more of a file that is complete is
-  latency a user feels on every save. Pure: time is passed in. ``ChangeQueue`` wraps it for threads; changes that
-  arrive while a build runs make up the next batch.
+  latency a user feels on every save. Pure: time is passed in. ``ChangeQueue`` wraps it for
+  threads; changes that arrive while a build runs make up the next batch.
 * ``Watcher``: a watchdog observer on the project's input folders, falling back to polling
   (with one clear line) when inotify's limits are reached.
 """
