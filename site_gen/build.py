@@ -242,7 +242,8 @@ class Builder:
     def _plan_and_write(self, strict: bool, changed: Collection[str], stopwatch: Stopwatch,
                         ahead: _Ahead | None) -> BuildResult:
         hook = None if ahead is None else functools.partial(self._go_ahead, ahead, strict)
-        plan, diagnostics, catalog, reread = self.plan(changed, stopwatch, hook)
+        with _collector_paused():
+            plan, diagnostics, catalog, reread = self.plan(changed, stopwatch, hook)
         failing = has_errors(diagnostics) or (strict and bool(diagnostics))
         if plan is None or failing:
             return BuildResult(tuple(diagnostics), catalog=catalog, reread=reread)
@@ -621,14 +622,36 @@ def _stage_ahead(answer: Connection) -> None:
     after any error: the Builder then makes them itself, and so reports the error)."""
     assert _AHEAD is not None
     staging, make = _AHEAD
+    gc.freeze()  # forked while planning (_collector_paused): what the plan made stays out of
+    gc.enable()  # every collection, as it does in this process while files are made
     receipts: list[Receipt] | None
     try:
         receipts = [staging.write(name, data) if isinstance(data, bytes)
                     else staging.write_stream(name, data) for name, data in made_files(make())]
-    except Exception:  # reported by the Builder, which makes them again
+    except Exception:  # noqa: BLE001 - reported by the Builder, which makes them again
         receipts = None
     answer.send(receipts)
     answer.close()
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Plan with the cyclic garbage collector off (a watch session already builds so).
+
+    Planning makes the catalog and routes, hundreds of thousands of objects that live until
+    the build ends and make almost no cyclic garbage; each full collection triggered meanwhile
+    walked everything made so far again. Measured on one process's ``plan()``, alternated:
+    10,000 papers 4.35 -> 3.87 s, 100,000 papers 81.6 -> 69.4 s, the same peak RSS.
+    (``gc.freeze()`` in the middle of planning made it slower: the next full collections
+    then come far more often.)
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @contextlib.contextmanager

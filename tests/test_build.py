@@ -301,3 +301,28 @@ def test_if_the_process_ahead_fails_the_files_are_made_here(make_project, tmp_pa
     there = build_module.Builder(project, tmp_path / "there", jobs=2).build()
     assert len(ahead) == 1 and here.ok and there.ok
     assert read_tree(tmp_path / "there") == read_tree(tmp_path / "here")
+
+
+def test_planning_pauses_the_collector_and_gives_it_back(make_project,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """build._collector_paused: off while the catalog and routes are made, then as it was."""
+    import gc
+
+    import site_gen.build as build_module
+
+    seen: list[bool] = []
+    plan = build_module.Builder.plan
+
+    def noted(self: object, *args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return plan(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build_module.Builder, "plan", noted)
+    project = make_project(GOOD)
+    assert gc.isenabled() and build(project).ok
+    assert seen == [False] and gc.isenabled()
+    gc.disable()  # as a watch session builds
+    try:
+        assert build(project).ok and not gc.isenabled()
+    finally:
+        gc.enable()
