@@ -547,7 +547,8 @@ class _Ahead:
         self.tree = tree
         self.entries: Mapping[str, str] = {}
         self.make: Callable[[], Iterator[SiteFile | Carried]] = lambda: iter(())
-        self._context: contextlib.AbstractContextManager[Staging] | None = None
+        self._open: contextlib.ExitStack | None = None
+        """Holds the staging ``start`` opened until a build takes it (``staged``)."""
         self._staging: Staging | None = None
         self._process: multiprocessing.process.BaseProcess | None = None
         self._answer: Connection | None = None
@@ -561,12 +562,12 @@ class _Ahead:
         """Open the staging and fork the process that runs ``make`` into it. If the output
         cannot be staged, nothing starts: the build then meets (and reports) the problem."""
         global _AHEAD
-        context = self.tree.staging()
+        opened = contextlib.ExitStack()
         try:
-            staging = context.__enter__()
+            staging = opened.enter_context(self.tree.staging())
         except OutputError:
             return
-        self._context, self._staging = context, staging
+        self._open, self._staging = opened, staging
         self.entries, self.make = entries, make
         forked = multiprocessing.get_context("fork")
         self._answer, answer = forked.Pipe(duplex=False)
@@ -582,15 +583,10 @@ class _Ahead:
     def staged(self) -> Iterator[Staging]:
         """The staging ``start`` opened, as ``OutputTree.staging()`` gives one: swapped in when
         the block ends, abandoned if it raises."""
-        context, self._context = self._context, None
-        assert context is not None and self._staging is not None
-        try:
+        opened, self._open = self._open, None
+        assert opened is not None and self._staging is not None
+        with opened:
             yield self._staging
-        except BaseException as exc:
-            if not context.__exit__(type(exc), exc, exc.__traceback__):
-                raise
-        else:
-            context.__exit__(None, None, None)
 
     def receipts(self) -> list[Receipt] | None:
         """What the process staged, once it is done; None if it failed."""
@@ -611,10 +607,10 @@ class _Ahead:
         if self._answer is not None:
             self._answer.close()
             self._answer = None
-        context, self._context = self._context, None
-        if context is not None:
-            with contextlib.suppress(_Abandoned):
-                context.__exit__(_Abandoned, _Abandoned(), None)
+        opened, self._open = self._open, None
+        if opened is not None:
+            with contextlib.suppress(_Abandoned), opened:
+                raise _Abandoned  # leaving the staging by an error abandons it
 
 
 def _stage_ahead(answer: Connection) -> None:
