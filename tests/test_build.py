@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, abstract, build, coauthor_dump, listing_dump, read_tree
+import site_gen.build as build_module
+from site_gen.build import Builder
 from site_gen.cli import main
 from site_gen.output import MARKER
 
@@ -238,8 +241,6 @@ def test_dangerous_output_folders_are_refused(make_project, where: str, monkeypa
 @pytest.fixture
 def ahead(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """Any site is large enough to go ahead; the list collects each started ``_Ahead``."""
-    import site_gen.build as build_module
-
     monkeypatch.setattr(build_module, "PARALLEL_THRESHOLD", 0)
     started: list[object] = []
     start = build_module._Ahead.start
@@ -255,8 +256,6 @@ def ahead(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 
 def test_files_made_ahead_are_the_files_made_here(demo_project: Path, tmp_path: Path,
                                                   ahead: list[object]) -> None:
-    from site_gen.build import Builder
-
     here = Builder(demo_project, tmp_path / "here", jobs=1).build()
     assert not ahead
     there = Builder(demo_project, tmp_path / "there", jobs=2).build()
@@ -270,8 +269,6 @@ def test_files_made_ahead_are_the_files_made_here(demo_project: Path, tmp_path: 
 
 def test_a_build_failing_after_it_went_ahead_leaves_the_output(make_project,
                                                                ahead: list[object]) -> None:
-    from site_gen.build import Builder
-
     project = make_project(GOOD)
     assert Builder(project, jobs=2).build().ok
     before = read_tree(project / "_site")
@@ -286,10 +283,8 @@ def test_a_build_failing_after_it_went_ahead_leaves_the_output(make_project,
 def test_if_the_process_ahead_fails_the_files_are_made_here(make_project, tmp_path: Path,
                                                             ahead: list[object],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    import site_gen.build as build_module
-
     project = make_project(GOOD)
-    here = build_module.Builder(project, tmp_path / "here", jobs=1).build()
+    here = Builder(project, tmp_path / "here", jobs=1).build()
     parent, stream = os.getpid(), build_module.catalog_file_stream
 
     def failing_in_the_child(*args: object, **kwargs: object) -> object:
@@ -298,7 +293,7 @@ def test_if_the_process_ahead_fails_the_files_are_made_here(make_project, tmp_pa
         return stream(*args, **kwargs)
 
     monkeypatch.setattr(build_module, "catalog_file_stream", failing_in_the_child)
-    there = build_module.Builder(project, tmp_path / "there", jobs=2).build()
+    there = Builder(project, tmp_path / "there", jobs=2).build()
     assert len(ahead) == 1 and here.ok and there.ok
     assert read_tree(tmp_path / "there") == read_tree(tmp_path / "here")
 
@@ -306,10 +301,6 @@ def test_if_the_process_ahead_fails_the_files_are_made_here(make_project, tmp_pa
 def test_planning_pauses_the_collector_and_gives_it_back(make_project,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """build._collector_paused: off while the catalog and routes are made, then as it was."""
-    import gc
-
-    import site_gen.build as build_module
-
     seen: list[bool] = []
     plan = build_module.Builder.plan
 
