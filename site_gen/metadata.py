@@ -260,8 +260,9 @@ def collection_jsonld_html(name: str, page: str, paper_ids: tuple[str, ...], cat
                            subject: Subject | None, site: Config) -> Markup:
     """``jsonld_html(collection_jsonld(...))``, made from one memoised JSON text per paper.
 
-    The papers index lists every paper: re-rendered after an edit, it made 10,000 items and
-    their JSON again (a third of a watch rebuild's rendering at 10,000 papers). JSON joins a
+    A subject page lists thousands of papers on a large site: re-rendered after an edit, it
+    made every item and its JSON again (about a quarter of a watch rebuild's rendering at
+    10,000 papers, where two subject pages are rendered again). JSON joins a
     list's items with ", ", and ``jsonld_html``'s escaping replaces single characters, so the
     joined texts are the bytes the whole document would give. ``_NO_PARTS`` can only be the
     key itself: inside a JSON string, a quote is escaped.
