@@ -176,6 +176,33 @@ def test_an_abstract_edit_keeps_every_route_that_does_not_show_the_paper() -> No
         assert (route is was) != shown, route.url
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(record_spec(), min_size=1, max_size=12))
+def test_an_author_page_names_the_profiled_co_authors_in_site_order(specs: list[dict]) -> None:
+    catalog = catalog_of(specs, {})
+    routes, _ = plan_routes(catalog, ())
+    pages = {r.context["author"].id: r for r in routes if r.template == "author.html"}
+    for author in catalog.authors:
+        shared = {a for p in catalog.papers if author.id in p.all_author_ids
+                  for a in p.all_author_ids}
+        expected = tuple(a for a in catalog.profiled_authors
+                         if a.id != author.id and a.id in shared)
+        assert pages[author.id].context["profiled_with"] == expected, author.name
+
+
+def test_a_co_author_page_lists_profiles_in_site_order_not_paper_order() -> None:
+    specs = [{"owner": owner, "title": title, "year": 2020, "authors": [owner, "Ed Roy"],
+              "subjects": [], "abstract": n}
+             for n, (owner, title) in enumerate([("Cy Ono", "Agents"), ("Bo Wu", "Token Routing"),
+                                                 ("Ann Lee", "Zeta Functions")])]
+    catalog = catalog_of(specs, {})
+    routes, _ = plan_routes(catalog, ())
+    ed = next(r for r in routes if r.template == "author.html"
+              and r.context["author"].name == "Ed Roy")
+    assert [a.name for a in ed.context["profiled_with"]] == \
+        [a.name for a in catalog.profiled_authors] == ["Ann Lee", "Bo Wu", "Cy Ono"]
+
+
 def test_only_a_builder_that_rebuilds_keeps_the_plan(make_project) -> None:
     project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", [
         (2020, "Paper One On Systems", abstract("graphs"), ["cs.LG"]),
