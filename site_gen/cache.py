@@ -25,9 +25,9 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from operator import attrgetter
 from pathlib import Path
-from typing import Generic, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
-from .model import Catalog
+from .model import Catalog, Paper
 from .output import digest
 from .render import WILDCARD, Rendered
 from .routes import Route
@@ -145,7 +145,8 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
 
     An author or subject whose paper list alone changed is a new object, but changes only
     ``("author-papers", id)`` or ``("subject-papers", code)``: a page that showed it without
-    reading that list (model.py) stays as it is.
+    reading that list (model.py) stays as it is. So does a page that showed a paper whose
+    abstract alone changed (``("paper-abstract", id)``) without reading the abstract.
     """
     if old is None:
         return new, None
@@ -154,7 +155,8 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
     authors = _intern("author", new.authors, old._authors_by_id, attrgetter("id"), changes)
     subjects = _intern("subject", new.subjects, old._subjects_by_code, attrgetter("code"),
                        changes)
-    for kinds, before, after in ((("paper",), old._papers_by_id, new._papers_by_id),
+    for kinds, before, after in ((("paper", "paper-abstract"), old._papers_by_id,
+                                  new._papers_by_id),
                                  (("author", "author-papers"), old._authors_by_id,
                                   new._authors_by_id),
                                  (("subject", "subject-papers"), old._subjects_by_code,
@@ -192,10 +194,24 @@ def _intern(kind: str, items: tuple[T, ...], before: Mapping[str, T], key: Calla
             continue
         result.append(item)
         if not shown:
-            changes.add((kind, key(item)))
+            changes.update(_paper_changes(previous, item) if isinstance(item, Paper)
+                           else ((kind, key(item)),))
         if not listed:
             changes.add((f"{kind}-papers", key(item)))
     return tuple(result)
+
+
+def _paper_changes(previous: object, paper: Paper) -> list[Lookup]:
+    """``("paper", id)`` if anything but the abstract changed, ``("paper-abstract", id)`` if
+    the abstract did: a page that read the abstract noted that it did (model.py)."""
+    if not isinstance(previous, Paper):
+        return [("paper", paper.id), ("paper-abstract", paper.id)]
+    found = []
+    if replace(previous, abstract_text=paper.abstract_text) != paper:
+        found.append(("paper", paper.id))
+    if previous.abstract_text != paper.abstract_text:
+        found.append(("paper-abstract", paper.id))
+    return found
 
 
 def is_stale(lookups: frozenset[Lookup], changes: frozenset[Lookup] | None) -> bool:
@@ -251,8 +267,10 @@ class RenderMemory:
         """True when rendering ``route`` again would give the bytes the output already has."""
         name = str(route.output)
         memo = self.pages.get(name)
-        return (memo is not None and (memo.route is route or memo.route == route)
-                and not is_stale(memo.lookups, changes) and live.get(name) == memo.digest)
+        return (memo is not None and not is_stale(memo.lookups, changes)
+                and live.get(name) == memo.digest
+                and (memo.route is route or memo.route == route
+                     or _same_as_read(memo.route, route, memo.lookups)))
 
     def after(self, catalog: Catalog, site: object, templates: Mapping[str, str],
               tracked: Mapping[str, Mapping[str, object]], routes: Iterable[Route],
@@ -263,6 +281,41 @@ class RenderMemory:
         for route in routes:
             name = str(route.output)
             page = rendered.get(name)
-            pages[name] = (PageMemo(route, page.lookups, page.digest) if page is not None
-                           else self.pages[name])
+            if page is not None:
+                pages[name] = PageMemo(route, page.lookups, page.digest)
+            else:  # reusable: the route renders to the bytes on disk, so the next build compares
+                kept = self.pages[name]  # with this route (not with an older one, _same_as_read)
+                pages[name] = kept if kept.route is route else replace(kept, route=route)
         return RenderMemory(catalog, site, templates, tracked, pages, site_files)
+
+
+def _same_as_read(old: Route, new: Route, lookups: frozenset[Lookup]) -> bool:
+    """Routes that differ only in abstracts the page did not read (model.py): rendering
+    either gives the same bytes. An abstract edit changes the routes of every page that lists
+    the paper (related papers, subject pages, the papers index), and most do not show it."""
+    if (old.url, old.output, old.template, old.source) != \
+            (new.url, new.output, new.template, new.source):
+        return False
+    pairs: list[tuple[Any, Any]] = [(old.context, new.context)]
+    while pairs:
+        a, b = pairs.pop()
+        if a is b:
+            continue
+        kind = type(a)
+        if kind is not type(b):
+            return False
+        if kind is Paper:
+            if a != b and (("paper-abstract", a.id) in lookups
+                           or replace(a, abstract_text=b.abstract_text) != b):
+                return False
+        elif kind is tuple or kind is list:
+            if len(a) != len(b):
+                return False
+            pairs.extend(zip(a, b))
+        elif kind is dict:
+            if list(a) != list(b):
+                return False
+            pairs.extend((a[k], b[k]) for k in a)
+        elif a != b:
+            return False
+    return True

@@ -243,7 +243,7 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
     title = lead.title or derive_title(lead.abstract)
     return Paper(
         id="", title=title, title_origin=origin, year=years[0] if years else None,
-        subjects=subjects, abstract=lead.abstract, author_ids=author_keys,
+        subjects=subjects, abstract_text=lead.abstract, author_ids=author_keys,
         extra_author_ids=extra, et_al=bool(listed and listed.et_al),
         authors_listed=listed is not None, sources=tuple(sorted(r.source for r in group)),
     )

@@ -66,6 +66,8 @@ class CatalogDelta:
         for kind, key in changes:
             if kind in named:
                 named[kind].add(key)
+            elif kind == "paper-abstract":  # the files beside the pages show abstracts
+                named["paper"].add(key)
         papers, authors, subjects = named["paper"], named["author"], named["subject"]
         shown = set(papers)
         if authors or subjects:

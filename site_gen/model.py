@@ -6,7 +6,9 @@ No behaviour beyond lookups lives here, besides noting reads of paper lists (bel
 An author's or subject's list of papers (``members``) is not part of its equality: a page
 that shows an author (a name, a link) does not change when one of their papers is renamed.
 It is read through ``paper_ids``, which tells the page being rendered (render.py) that it
-read the list, so that a rebuild knows which pages show it (cache.py).
+read the list, so that a rebuild knows which pages show it (cache.py). A paper's abstract is
+read through ``abstract`` likewise: most pages that list a paper do not show its abstract,
+and a rebuild after an abstract edit then leaves them as they are.
 """
 
 from __future__ import annotations
@@ -17,14 +19,16 @@ from typing import Literal
 
 TitleOrigin = Literal["dump", "curation", "derived"]
 
-_members_read: Callable[[str, str], None] | None = None
-"""Told ``("author-papers", id)`` or ``("subject-papers", code)`` when a paper list is read."""
+_read: Callable[[str, str], None] | None = None
+"""Told ``("author-papers", id)`` or ``("subject-papers", code)`` when a paper list is read,
+and ``("paper-abstract", id)`` when an abstract is."""
 
 
-def watch_members(note: Callable[[str, str], None] | None) -> None:
-    """Have ``note`` told of each read of a paper list (None: stop), while a page renders."""
-    global _members_read
-    _members_read = note
+def watch_reads(note: Callable[[str, str], None] | None) -> None:
+    """Have ``note`` told of each read of a paper list or an abstract (None: stop), while a
+    page renders."""
+    global _read
+    _read = note
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -94,7 +98,9 @@ class Paper:
     title_origin: TitleOrigin
     year: int | None
     subjects: tuple[str, ...]
-    abstract: str
+    abstract_text: str = field(repr=False)
+    """Read it as ``abstract`` (see the module's docstring); left out of ``repr``, which
+    would read it unnoted."""
     author_ids: tuple[str, ...]
     """Authors in the order the dumps list them."""
     extra_author_ids: tuple[str, ...]
@@ -105,6 +111,13 @@ class Paper:
     """Some dump stated an author list (listing dumps only name their owner)."""
     sources: tuple[SourceRef, ...]
     links: tuple[Link, ...] = ()
+
+    @property
+    def abstract(self) -> str:
+        """The abstract's source text (noted as read, while a page renders)."""
+        if _read is not None:
+            _read("paper-abstract", self.id)
+        return self.abstract_text
 
     @property
     def all_author_ids(self) -> tuple[str, ...]:
@@ -147,8 +160,8 @@ class Author:
     @property
     def paper_ids(self) -> tuple[str, ...]:
         """The ids of their papers (noted as read, while a page renders)."""
-        if _members_read is not None:
-            _members_read("author-papers", self.id)
+        if _read is not None:
+            _read("author-papers", self.id)
         return self.members
 
     @property
@@ -175,8 +188,8 @@ class Subject:
     @property
     def paper_ids(self) -> tuple[str, ...]:
         """The ids of its papers (noted as read, while a page renders)."""
-        if _members_read is not None:
-            _members_read("subject-papers", self.code)
+        if _read is not None:
+            _read("subject-papers", self.code)
         return self.members
 
     def __hash__(self) -> int:

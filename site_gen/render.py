@@ -28,7 +28,7 @@ from markupsafe import Markup
 
 from . import __version__, metadata
 from .config import Config
-from .model import Author, Catalog, Paper, Subject, watch_members
+from .model import Author, Catalog, Paper, Subject, watch_reads
 from .output import Receipt, digest
 from .progress import NoProgress, Progress
 from .routes import Route
@@ -308,7 +308,7 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
     """Render a page and hand it to the writer; the bytes are not kept."""
     tracked: TrackedCatalog = job.env.globals["catalog"]  # type: ignore[assignment]
     tracked.lookups = set()
-    watch_members(tracked.note)  # paper lists read on the page, even from its context
+    watch_reads(tracked.note)  # paper lists and abstracts read on the page, even from its context
     try:
         template = job.env.get_template(route.template)
         values = {"page_url": route.url, "absolute_links": route.url == "404.html",
@@ -319,7 +319,7 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
             html = (template.render(route.context, **values),)
         data = _tidy(html)
     finally:
-        watch_members(None)
+        watch_reads(None)
     receipt = job.writer.write(str(route.output), data)
     return receipt, frozen_lookups(tracked.lookups) if job.remember else _NOTHING
 
@@ -628,7 +628,7 @@ class TrackedCatalog:
             outer |= inner
 
     def note(self, kind: str, key: str) -> None:
-        """Note a lookup made outside this object (model.watch_members)."""
+        """Note a lookup made outside this object (model.watch_reads)."""
         self.lookups.add((kind, key))
 
     def paper(self, paper_id: str) -> Paper:

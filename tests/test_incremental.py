@@ -284,7 +284,7 @@ def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> 
     """An author whose paper list alone changed changes ("author-papers", id), not what pages
     that show the author read; a page that reads a list notes it (model.py)."""
     from site_gen.cache import intern_catalog
-    from site_gen.model import Author, Catalog, Subject, watch_members
+    from site_gen.model import Author, Catalog, Subject, watch_reads
     from site_gen.render import TrackedCatalog
 
     ann = Author("ann", "Ann", ("p1",))
@@ -295,11 +295,77 @@ def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> 
     assert changes == {("author-papers", "ann"), ("authors", "")}
     assert interned.authors[0].members == ("p1", "p2") and interned.subjects[0] is lab
     tracked = TrackedCatalog(interned)
-    watch_members(tracked.note)
+    watch_reads(tracked.note)
     try:
         assert interned.author("ann").name == "Ann" and not tracked.lookups
         assert len(lab.paper_ids) == 1
     finally:
-        watch_members(None)
+        watch_reads(None)
     assert tracked.lookups == {("subject-papers", "cs.LG")}
     assert lab.paper_ids == ("p1",) and tracked.lookups == {("subject-papers", "cs.LG")}  # off
+
+
+def test_an_abstract_edit_renders_only_the_pages_that_show_the_abstract(site: Builder,
+                                                                           tmp_path: Path) -> None:
+    """The papers index, the subject pages and the related lists hold the edited paper, but
+    the default theme shows its abstract only on its own page and its authors' pages."""
+    result = rebuild(site, lambda: edit(site.project, "content/dumps/a.txt",
+                                        "We present a scheduler for caches",
+                                        "We present a new scheduler for caches"))
+    pages = sorted(name for name in result.written.changed if name.endswith(".html"))
+    assert len(pages) == result.rendered == 2
+    assert pages[0] == "authors/ann-lee/index.html" and pages[1].startswith("papers/elastic")
+    assert build(site.project, tmp_path / "clean").ok
+    assert read_tree(site.output) == read_tree(tmp_path / "clean")
+
+
+def test_a_theme_that_lists_abstracts_renders_its_lists_again(make_project, tmp_path: Path) -> None:
+    """A template override reading the abstracts in every list: each page it reads them on is
+    rendered again after an abstract edit (the reads are noted, model.py), and its fragments
+    too, as a clean build renders them."""
+    project = make_project({
+        "content/dumps/a.txt": listing_dump("Ann Lee", ANN),
+        "templates/partials/paper_item.html": '<li>{{ paper.title }}: {{ paper.abstract }}</li>',
+        "templates/subject.html": '{% extends "!theme/subject.html" %}{% block title %}'
+                                  '{% for id in subject.paper_ids %}'
+                                  '{{ catalog.paper(id).abstract|length }} {% endfor %}'
+                                  '{% endblock %}',
+    })
+    builder = Builder(project, keep_spare=True)
+    assert builder.build().ok
+    result = rebuild(builder, lambda: edit(project, "content/dumps/a.txt",
+                                           "We present a scheduler for caches",
+                                           "We present a new scheduler for caches"))
+    pages = {name for name in result.written.changed if name.endswith(".html")}
+    assert {"papers/index.html", "subjects/cs.LG/index.html", "subjects/cs.DC/index.html",
+            "authors/ann-lee/index.html"} <= pages
+    assert len(pages) == result.rendered
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
+
+
+def test_an_abstract_read_on_a_page_is_noted_and_its_edit_reported_apart() -> None:
+    """An abstract edit changes ("paper-abstract", id), not ("paper", id); reading
+    ``paper.abstract`` notes it while watched, and ``repr`` does not read it (model.py)."""
+    from dataclasses import replace
+
+    from site_gen.cache import intern_catalog
+    from site_gen.model import Catalog, Paper, watch_reads
+
+    old = Paper("p1", "Title", "dump", 2024, ("cs.LG",), "An abstract.", ("ann",), (), False,
+                True, ())
+    interned, changes = intern_catalog(Catalog((replace(old, abstract_text="Edited."),), (), ()),
+                                       Catalog((old,), (), ()))
+    assert changes == {("paper-abstract", "p1"), ("papers", "")}
+    assert interned.papers[0].abstract == "Edited."
+    _, changes = intern_catalog(Catalog((replace(old, title="New", abstract_text="E."),), (), ()),
+                                Catalog((old,), (), ()))
+    assert changes == {("paper", "p1"), ("paper-abstract", "p1"), ("papers", "")}
+    noted: list[tuple[str, str]] = []
+    watch_reads(lambda kind, key: noted.append((kind, key)))
+    try:
+        assert "An abstract" not in repr(old) and old.title == "Title" and not noted
+        assert old.abstract == "An abstract." and noted == [("paper-abstract", "p1")]
+    finally:
+        watch_reads(None)
+    assert old.abstract and len(noted) == 1

@@ -228,7 +228,7 @@ def test_a_catalog_delta_names_what_changed_what_went_and_what_shows_it() -> Non
     before = small_catalog(["One", "Abstract", "code", "Code", "Ann Lee", "Other"], 2024)
     p1 = before.papers[0]
     renamed = replace(before.authors[0], name="Ann B. Lee", members=("p1",))  # shown on p1
-    after = Catalog((replace(p1, abstract="Another abstract"),),  # p2 went
+    after = Catalog((replace(p1, abstract_text="Another abstract"),),  # p2 went
                     (renamed, replace(before.authors[1], members=("p1",))),
                     (replace(before.subjects[0], members=("p1",)), before.subjects[1]))
     interned, changes = intern_catalog(after, before)

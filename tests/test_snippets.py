@@ -112,7 +112,7 @@ def hostile_catalog() -> Catalog:
               replace(base, id="p2", author_ids=("cy",), extra_author_ids=("ann",), et_al=True, links=(),
                       year=None, subjects=("cs.LG",), title_origin="derived"),
               replace(base, id="p3", author_ids=(), extra_author_ids=("ann", "bo"), authors_listed=False,
-                      subjects=("x&y",), abstract=""),
+                      subjects=("x&y",), abstract_text=""),
               replace(base, id="p4", author_ids=("ann", "bo"), extra_author_ids=("cy",), subjects=()))
     return Catalog(papers, authors, subjects)
 
