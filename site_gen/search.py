@@ -334,6 +334,9 @@ class SearchMemo:
         self.index: dict[str, list[list[int]]] = {}
         self.encoded: dict[str, str] = {}
         self.term_json: dict[str, str] = {}
+        self.vocabulary: set[str] = set()
+        self.sorted_terms: list[str] = []
+        """The terms of ``vocabulary`` in ``term_order`` (``_sorted_terms``)."""
         self.shards: Pieces[bytes] = Pieces(keep)
         self.shard_starts: list[str] = []
         self.digests: dict[str, tuple[bytes, bytes]] = {}
@@ -553,7 +556,7 @@ def _term_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: S
     for code, ids in sorted(_subject_ids(docs).items()):
         rest[f"s/{code}.json"] = encode_json(encode_ids(ids, total))
     encoded = _encoded_terms(keys, docs, memo)
-    terms = sorted(encoded, key=term_order)
+    terms = _sorted_terms(encoded, memo)
     shards = _shards(terms, encoded)
     memo.shard_starts = [shard[0] for shard in shards if shard]
     term_json = memo.term_json if memo.keep else {}
@@ -567,6 +570,28 @@ def _term_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: S
     for key, group in _by_first_letter(terms):
         rest[f"v/{key}.json"] = encode_json(" ".join(group))
     return rest
+
+
+def _sorted_terms(encoded: dict[str, str], memo: SearchMemo) -> list[str]:
+    """Every term in ``term_order``: the last build's list, with the terms an edit added put
+    in their places and those it removed taken out (sorting 30,000 terms by their UTF-16
+    form cost 10 ms of a 10,000-paper rebuild)."""
+    if not memo.keep:
+        return sorted(encoded, key=term_order)
+    if memo.vocabulary == encoded.keys():
+        return memo.sorted_terms
+    added, gone = encoded.keys() - memo.vocabulary, memo.vocabulary - encoded.keys()
+    if len(added) + len(gone) > 64:
+        memo.sorted_terms, memo.vocabulary = sorted(encoded, key=term_order), set(encoded)
+        return memo.sorted_terms
+    terms = memo.sorted_terms
+    for term in gone:
+        del terms[bisect.bisect_left(terms, term_order(term), key=term_order)]
+    for term in added:
+        bisect.insort(terms, term, key=term_order)
+    memo.vocabulary -= gone
+    memo.vocabulary |= added
+    return terms
 
 
 def _shard_json(shard: list[str], encoded: dict[str, str], texts: dict[str, str]) -> bytes:

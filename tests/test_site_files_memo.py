@@ -242,3 +242,33 @@ def test_a_catalog_delta_names_what_changed_what_went_and_what_shows_it() -> Non
     assert CatalogDelta.of(before, interned, None) is None
     same, none = intern_catalog(before, before)
     assert same is before and none == frozenset()
+
+
+def test_search_terms_keep_their_order_as_edits_add_and_remove_words() -> None:
+    """A rebuild's search files sort the terms again only when the vocabulary changed; with
+    words added that sort first and last (UTF-16 order), a same-words edit, and the words
+    taken away again, they are the bytes a fresh index gives (carried files: last time's)."""
+    from site_gen.cache import intern_catalog
+    from site_gen.memo import CatalogDelta, Carried
+
+    memo = SearchMemo()
+    previous, before = None, {}
+    for abstract_text in ["Graph kernels at scale.", "Aardvark graph kernels at scale \uff21.",
+                          "Aardvark graph kernels, at scale \uff21!", "Graph kernels at scale."]:
+        catalog = small_catalog(["Kernels", abstract_text, "code", "Code", "Ann Lee", "Other"],
+                                2024)
+        delta = None
+        if previous is not None:
+            catalog, changes = intern_catalog(catalog, previous)
+            delta = CatalogDelta.of(previous, catalog, changes)
+            assert delta is not None and delta.papers == {"p1"}
+        files: dict[str, bytes] = {}
+        for item in search_files(catalog, memo, delta):
+            if isinstance(item, Carried):
+                files.update((name, before[name]) for name in item.names)
+            else:
+                files[item[0]] = item[1] if isinstance(item[1], bytes) else b"".join(item[1])
+        assert files == search_outputs(catalog)
+        previous, before = catalog, files
+    assert memo.sorted_terms == sorted(memo.vocabulary, key=lambda t: t.encode("utf-16-be"))
+    assert "aardvark" not in memo.vocabulary and "graph" in memo.vocabulary
