@@ -249,7 +249,7 @@ def test_search_terms_keep_their_order_as_edits_add_and_remove_words() -> None:
     words added that sort first and last (UTF-16 order), a same-words edit, and the words
     taken away again, they are the bytes a fresh index gives (carried files: last time's)."""
     from site_gen.cache import intern_catalog
-    from site_gen.memo import CatalogDelta, Carried
+    from site_gen.memo import Carried, CatalogDelta
 
     memo = SearchMemo()
     previous, before = None, {}
