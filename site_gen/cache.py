@@ -283,8 +283,8 @@ class RenderMemory:
             page = rendered.get(name)
             if page is not None:
                 pages[name] = PageMemo(route, page.lookups, page.digest)
-            else:  # reusable: the route renders to the bytes on disk, so the next build compares
-                kept = self.pages[name]  # with this route (not with an older one, _same_as_read)
+            else:  # reused, so this route renders to the bytes on disk (_same_as_read): the
+                kept = self.pages[name]  # next build compares with it, not with an older one
                 pages[name] = kept if kept.route is route else replace(kept, route=route)
         return RenderMemory(catalog, site, templates, tracked, pages, site_files)
 

@@ -1,7 +1,8 @@
 """Data passed between stages: raw Records from the readers, and the merged Catalog.
 
 Everything here is frozen; relations are by id and resolved through the Catalog's lookups.
-No behaviour beyond lookups lives here, besides noting reads of paper lists (below).
+No behaviour beyond lookups lives here, besides noting reads of paper lists and abstracts
+(below).
 
 An author's or subject's list of papers (``members``) is not part of its equality: a page
 that shows an author (a name, a link) does not change when one of their papers is renamed.
