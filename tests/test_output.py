@@ -156,6 +156,25 @@ def test_without_renameat2_two_renames_do_the_swap(tmp_path: Path, monkeypatch) 
     assert read_tree(staging_paths(out)[0]) == tree_of(V2)
 
 
+def test_libc_is_looked_up_once_not_at_every_swap(tmp_path: Path, monkeypatch) -> None:
+    """``find_library`` runs ``ldconfig -p`` in a child process: not once a build."""
+    import ctypes.util
+
+    looked: list[str] = []
+    find = ctypes.util.find_library
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: looked.append(name) or find(name))
+    output_module._renameat2.cache_clear()
+    try:
+        out = tmp_path / "_site"
+        tree = OutputTree(out)
+        for files in (V1, V2, V3, V1):
+            tree.write(files)
+            assert read_tree(out) == tree_of(files)
+        assert looked == ["c"]
+    finally:
+        output_module._renameat2.cache_clear()
+
+
 def wait_until_gone(paths, seconds: float = 20.0) -> bool:
     import time
     deadline = time.monotonic() + seconds
