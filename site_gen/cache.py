@@ -207,11 +207,16 @@ def _paper_changes(previous: object, paper: Paper) -> list[Lookup]:
     if not isinstance(previous, Paper):
         return [("paper", paper.id), ("paper-abstract", paper.id)]
     found = []
-    if replace(previous, abstract_text=paper.abstract_text) != paper:
+    if not _equal_but_abstract(previous, paper):
         found.append(("paper", paper.id))
     if previous.abstract_text != paper.abstract_text:
         found.append(("paper-abstract", paper.id))
     return found
+
+
+def _equal_but_abstract(a: Paper, b: Paper) -> bool:
+    """Would the two papers be equal if ``a`` had ``b``'s abstract?"""
+    return replace(a, abstract_text=b.abstract_text) == b
 
 
 def is_stale(lookups: frozenset[Lookup], changes: frozenset[Lookup] | None) -> bool:
@@ -306,7 +311,7 @@ def _same_as_read(old: Route, new: Route, lookups: frozenset[Lookup]) -> bool:
             return False
         if kind is Paper:
             if a != b and (("paper-abstract", a.id) in lookups
-                           or replace(a, abstract_text=b.abstract_text) != b):
+                           or not _equal_but_abstract(a, b)):
                 return False
         elif kind is tuple or kind is list:
             if len(a) != len(b):
