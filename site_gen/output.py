@@ -148,6 +148,10 @@ class OutputTree:
         (``writing_lock``)."""
         self.live: Manifest | None = None
         self.spare: Manifest | None = None
+        self.behind: set[str] | None = None
+        """The names under which the spare may not hold the output's bytes (None: any name).
+        After a swap, the spare is the previous site, behind only where the build changed a
+        file; ``Staging.keep`` then checks those names rather than every kept one."""
         self._staged: Sources = {}
         """What the last build ``put`` under each name, when it was small (see ``Staging.put``)."""
         self._parts: PartDigests = {}
@@ -214,6 +218,7 @@ class OutputTree:
         made = {""}
         for start in range(0, len(missing), batch):
             if not go_on():
+                self.behind = set(missing[start:])
                 return False
             with writing_lock(self.output, self.waiting):
                 if not self.trusted():  # another process built meanwhile
@@ -221,8 +226,9 @@ class OutputTree:
                 try:
                     self._fill_batch(missing[start:start + batch], made)
                 except OSError:
-                    self.spare = None
+                    self.spare = self.behind = None
                     return True
+        self.behind = set()
         return True
 
     def _fill_batch(self, names: list[str], made: set[str]) -> None:
@@ -230,6 +236,7 @@ class OutputTree:
         staging, _ = staging_paths(self.output)
         if self.spare is None:
             self.spare, _ = _prepare_spare(staging)
+            self.behind = None
             self._identity = self._identify()
         live = self.live or {}
         for name in names:
@@ -248,16 +255,18 @@ class OutputTree:
         trusted = self.trusted()
         live = self.live if trusted and self.live is not None else _unknown(
             _list_files(self.output))
+        behind = self.behind if self.spare is not None else None
         spare, spare_dirs = ((self.spare, set()) if self.spare is not None
                              else _prepare_spare(staging))
-        self.spare = None  # until the swap, only the Staging knows what the spare holds
+        self.spare = self.behind = None  # until the swap, only the Staging knows the spare
         if trusted:
             self._identity = self._identify()  # a spare folder made just now
         previous, self._staged = self._staged, {}  # kept again only if this build swaps
         parts, self._parts = self._parts, {}
         return Staging(_Trees(self.output, staging, live, spare), spare_dirs,
                        existed=self.output.exists(), previous=previous,
-                       remember=self.keep_spare, previous_parts=parts)
+                       remember=self.keep_spare, previous_parts=parts,
+                       behind=behind if trusted else None)
 
     def _finish(self, staging: Staging) -> None:
         """Drop what the new site lacks, mark the spare as ours, swap it in."""
@@ -266,12 +275,13 @@ class OutputTree:
         if _read_or_none(trees.staging / MARKER) != MARKER_TEXT:
             _clear(trees.staging / MARKER)
             _write_file(trees.staging / MARKER, (MARKER_TEXT,))
-        staging.result = WriteResult(tuple(sorted(staging.changed)),
-                                     tuple(sorted(trees.live.keys() - staging.target.keys())))
+        removed = trees.live.keys() - staging.target.keys()
+        staging.result = WriteResult(tuple(sorted(staging.changed)), tuple(sorted(removed)))
         _swap(trees.staging, self.output, self.keep_spare, old_files=len(trees.live))
         self.live = staging.target
         self.spare = trees.live if self.keep_spare and staging.existed else None
-        self._staged = staging.sources
+        self.behind = set(staging.changed) if self.spare is not None else None
+        self._staged = staging.remembered()
         self._parts = staging.parts or staging.previous_parts  # kept by a build that staged none
         self._identity = self._identify()
 
@@ -311,7 +321,8 @@ class Staging:
 
     def __init__(self, trees: _Trees, spare_dirs: set[str], existed: bool,
                  previous: Sources | None = None, remember: bool = False,
-                 previous_parts: PartDigests | None = None) -> None:
+                 previous_parts: PartDigests | None = None,
+                 behind: set[str] | None = None) -> None:
         self.trees = trees
         self.spare_dirs = spare_dirs
         self.existed = existed
@@ -319,7 +330,13 @@ class Staging:
         self.remember = remember
         """Keep what ``put`` was given for the next build (only a tree that keeps a spare has
         one: a one-shot build would hold every small file of the site until its end)."""
-        self.sources: Sources = {}
+        self.sources: Sources = self.previous if remember else {}
+        """What ``put`` was given, by name: last build's, updated in place as files are
+        staged (a kept file's entry stays as it is, and ``remembered`` drops the names the
+        new site lacks), so a rebuild does not copy the entries of the files it keeps."""
+        self.behind = behind
+        """``OutputTree.behind``: the only names the spare may lack the output's bytes under
+        (None: any)."""
         self.previous_parts = previous_parts or {}
         self.parts: PartDigests = {}
         """The digests of the parts staged by ``put_parts`` (only when remembering)."""
@@ -346,6 +363,13 @@ class Staging:
         self.record(receipt)
         if self.remember and len(data) <= REMEMBERED_BYTES:
             self.sources[name] = (data, receipt.digest)
+
+    def remembered(self) -> Sources:
+        """``sources`` as the next build is to get them: only the new site's names."""
+        if self.remember:
+            for name in self.sources.keys() - self.target.keys():
+                del self.sources[name]
+        return self.sources
 
     def put_parts(self, name: str, parts: Iterable[bytes]) -> None:
         """Stage one file given as consecutive parts, never joined into one bytes object: the
@@ -410,6 +434,7 @@ class Staging:
         if name in self.target:
             raise ValueError(f"{name} staged twice")
         self.target[name] = self.trees.spare[name] = receipt.digest
+        self.sources.pop(name, None)  # the bytes ``put`` gave last build are not these
         if receipt.changed:
             self.changed.append(name)
         elif self.trees.live.get(name) is None:
@@ -421,8 +446,9 @@ class Staging:
         carries over cost more than keeping them).
 
         Raises StaleOutput unless this process knows what the output holds under each name.
-        A kept file's bytes object, if the last build remembered it, is remembered again, so
-        that a later build handing over that object skips its digest (``put``).
+        A kept file's bytes object, if the last build remembered it, stays remembered
+        (``sources``), so that a later build handing over that object skips its digest
+        (``put``). Only the names the spare is ``behind`` under are checked against it.
         """
         trees = self.trees
         names = tuple(names)  # each step below is one pass, in C where it can be
@@ -431,12 +457,14 @@ class Staging:
             unknown = names[wants.index(None)]
             raise StaleOutput(f"{trees.output / unknown} changed outside this build")
         self.target.update(zip(names, wants))
-        if self.remember:
-            previous = self.previous.get
-            self.sources.update((name, before) for name, want in zip(names, wants)
-                                if (before := previous(name)) is not None and before[1] == want)
         spare = trees.spare.get
-        for name, want in [(n, w) for n, w in zip(names, wants) if spare(n) != w]:
+        if self.behind is None:
+            todo = [(n, w) for n, w in zip(names, wants) if spare(n) != w]
+        else:
+            live = trees.live
+            todo = [(n, live[n]) for n in sorted(self.behind.intersection(names))
+                    if spare(n) != live[n]]
+        for name, want in todo:
             if not _link_into_spare(trees.output, trees.staging, trees.spare, name, want,
                                     self._made):
                 raise StaleOutput(f"{trees.output / name} changed outside this build")

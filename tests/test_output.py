@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from conftest import read_tree
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import site_gen.output as output_module
 from site_gen.output import MARKER, MARKER_TEXT, OutputTree, StaleOutput, staging_paths
@@ -461,3 +463,65 @@ def test_a_one_shot_tree_has_no_spare_to_fill(tmp_path: Path) -> None:
     tree.write(V1)
     assert tree.fill_spare() is True
     assert not staging_paths(tmp_path / "_site")[0].exists()
+
+
+# ---- what a long-lived tree remembers, against the folders ---------------------------------
+
+NAMES = ("index.html", "papers/a/index.html", "papers/b/index.html", "papers/b/cite.bib",
+         "assets/site.css", "search.json")
+CONTENTS = (b"one", b"two", b"three")
+
+step = st.one_of(
+    # a build: each name absent, handed over as new bytes, as last build's bytes object, in
+    # two parts, or kept (only if the output holds it)
+    st.tuples(st.just("build"),
+              st.lists(st.sampled_from(("gone", "new", "same", "parts", "keep")),
+                       min_size=len(NAMES), max_size=len(NAMES)),
+              st.lists(st.sampled_from(CONTENTS), min_size=len(NAMES), max_size=len(NAMES))),
+    st.tuples(st.just("fill"), st.integers(0, 4)),  # stopped by an edit after so many files
+)
+
+
+@settings(max_examples=300 if os.environ.get("SITE_GEN_FUZZ") == "long" else 60,
+          deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(step, min_size=1, max_size=8))
+def test_what_the_tree_remembers_matches_its_folders(tmp_path_factory, steps) -> None:
+    """After any builds and fills: the output is the site asked for; the spare holds the
+    output's bytes under every name it is not ``behind`` under (``Staging.keep`` checks only
+    those); every remembered bytes object is what the output holds under its name."""
+    out = tmp_path_factory.mktemp("out") / "_site"
+    spare = staging_paths(out)[0]
+    tree = OutputTree(out)
+    site: dict[str, bytes] | None = None
+    handed: dict[str, bytes] = {}
+    for kind, *args in steps:
+        if kind == "fill":
+            told = iter(range(args[0] + 1))
+            tree.fill_spare(lambda: next(told, None) is not None, batch=1)
+            continue
+        site, before = {}, site or {}
+        with tree.staging() as staging:
+            for name, how, data in zip(NAMES, args[0], args[1], strict=True):
+                if how == "keep" and name in before:
+                    staging.keep([name])
+                    site[name] = before[name]
+                elif how == "same" and name in handed:
+                    staging.put(name, handed[name])
+                    site[name] = handed[name]
+                elif how == "parts":
+                    staging.put_parts(name, [data[:1], data[1:]])
+                    site[name] = data
+                    handed.pop(name, None)
+                elif how != "gone":
+                    site[name] = handed[name] = bytes(bytearray(data))  # a new object
+                    staging.put(name, site[name])
+        handed = {name: data for name, data in handed.items() if name in site}
+        assert read_tree(out) == tree_of(site)
+        live = tree.live or {}
+        for name, (data, digested) in tree._staged.items():
+            assert digested == live[name] == output_module.digest(data)
+            assert (out / name).read_bytes() == data
+        if tree.spare is not None and tree.behind is not None:
+            for name in live.keys() - tree.behind:
+                assert (spare / name).read_bytes() == site[name], name
+                assert tree.spare[name] == live[name]
