@@ -374,7 +374,7 @@ class Builder:
         fresh = self.memory.site != site
         changes = self.memory.changes(plan.changes, tracked, texts)
         stale = self._stale_routes(plan.routes, changes, fresh)
-        names = {str(r.output) for r in plan.routes}
+        names = {r.output for r in plan.routes}
         assets = {ASSETS + name: data for name, data in plan.static.items()}
         clashes = taken_names(names, assets)
         if clashes:

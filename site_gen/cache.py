@@ -270,7 +270,7 @@ class RenderMemory:
     def reusable(self, route: Route, changes: frozenset[Lookup] | None,
                  live: Mapping[str, bytes | None]) -> bool:
         """True when rendering ``route`` again would give the bytes the output already has."""
-        name = str(route.output)
+        name = route.output
         memo = self.pages.get(name)
         return (memo is not None and not is_stale(memo.lookups, changes)
                 and live.get(name) == memo.digest
@@ -284,7 +284,7 @@ class RenderMemory:
         """The memory of the build that just wrote: rendered pages new, the others kept."""
         pages = {}
         for route in routes:
-            name = str(route.output)
+            name = route.output
             page = rendered.get(name)
             if page is not None:
                 pages[name] = PageMemo(route, page.lookups, page.digest)

@@ -320,7 +320,7 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
         data = _tidy(html)
     finally:
         watch_reads(None)
-    receipt = job.writer.write(str(route.output), data)
+    receipt = job.writer.write(route.output, data)
     return receipt, frozen_lookups(tracked.lookups) if job.remember else _NOTHING
 
 

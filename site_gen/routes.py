@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from itertools import chain, groupby
 from operator import attrgetter
-from pathlib import PurePosixPath
 
 from .diagnostics import Diagnostic, error
 from .model import Author, Catalog, Paper, Subject
@@ -32,7 +31,7 @@ class Route:
     """One output HTML file: its URL, where it is written, and what its template is given."""
 
     url: str
-    output: PurePosixPath
+    output: str
     template: str
     context: Mapping[str, object]
     source: str = ""
@@ -268,7 +267,7 @@ def _route(url: str, template: str, source: str = "", **context: object) -> Rout
 
 
 def _collisions(routes: Iterable[Route]) -> list[Diagnostic]:
-    seen: dict[PurePosixPath, Route] = {}
+    seen: dict[str, Route] = {}
     problems = []
     for route in routes:
         first = seen.setdefault(route.output, route)

@@ -34,7 +34,7 @@ def render_sitemap(routes: Iterable[Route], site_url: str) -> bytes:
     """A sitemaps.org 0.9 ``urlset`` with one ``loc`` per page."""
     urlset = ET.Element("urlset", {"xmlns": SITEMAP_NS})
     for route in routes:
-        if route.url != NOT_FOUND and str(route.output).endswith(".html"):
+        if route.url != NOT_FOUND and route.output.endswith(".html"):
             ET.SubElement(ET.SubElement(urlset, "url"), "loc").text = absolute_url(route.url, site_url)
     ET.indent(urlset, space=" ")
     return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(urlset, "utf-8") + b"\n"

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import PurePosixPath
-
 from .text import MEMO
 
 _SAFE_URL = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]*/)*(?:[A-Za-z0-9][A-Za-z0-9._-]*)?")
@@ -69,10 +67,10 @@ def check_url(url: str) -> str:
 
 
 @lru_cache(maxsize=MEMO)
-def output_path(url: str) -> PurePosixPath:
-    """Where a URL's file lives inside the output folder."""
+def output_path(url: str) -> str:
+    """Where a URL's file lives inside the output folder, relative to it ("/"-separated)."""
     check_url(url)
-    return PurePosixPath(url + "index.html" if url == "" or url.endswith("/") else url)
+    return url + "index.html" if url == "" or url.endswith("/") else url
 
 
 def relative_url(target: str, current: str) -> str:

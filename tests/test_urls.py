@@ -23,9 +23,9 @@ def test_relative_url(target: str, current: str, expected: str) -> None:
 
 
 def test_output_paths() -> None:
-    assert str(output_path("")) == "index.html"
-    assert str(output_path("papers/x/")) == "papers/x/index.html"
-    assert str(output_path("404.html")) == "404.html"
+    assert output_path("") == "index.html"
+    assert output_path("papers/x/") == "papers/x/index.html"
+    assert output_path("404.html") == "404.html"
 
 
 @pytest.mark.parametrize("url", ["../x/", "/etc/passwd", "a/../../b/", "a//b/", "a/./b", "x/<y>/", ".hidden/"])
