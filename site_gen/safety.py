@@ -8,6 +8,7 @@ replaced wholesale by every build, so it must never be, or contain, what the use
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from .diagnostics import Diagnostic, error
@@ -18,18 +19,29 @@ def escaping_symlinks(content: Path, shown: str) -> tuple[list[Diagnostic], set[
     root = content.resolve()
     problems: list[Diagnostic] = []
     refused: set[Path] = set()
-    for folder, dirs, files in os.walk(content, followlinks=False):
-        for name in sorted(dirs + files):
-            path = Path(folder) / name
-            if not path.is_symlink():
-                continue
-            target = path.resolve()
-            if target != root and root not in target.parents:
-                relative = path.relative_to(content).as_posix()
-                problems.append(error(f"{shown}/{relative}", 0,
-                                      "is a symlink to a file outside the content folder; refused"))
-                refused.add(path)
+    for path in _symlinks(content):
+        target = path.resolve()
+        if target != root and root not in target.parents:
+            relative = path.relative_to(content).as_posix()
+            problems.append(error(f"{shown}/{relative}", 0,
+                                  "is a symlink to a file outside the content folder; refused"))
+            refused.add(path)
     return problems, refused
+
+
+def _symlinks(folder: Path) -> Iterator[Path]:
+    """Every symlink under ``folder``, by name, depth first; none is followed. The entries'
+    types come with the listing, so this costs one call per folder (every build runs it)."""
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.is_symlink():
+            yield Path(entry.path)
+        elif entry.is_dir(follow_symlinks=False):
+            yield from _symlinks(Path(entry.path))
 
 
 def check_output_folder(output: Path, project: Path, content: Path) -> list[Diagnostic]:

@@ -218,6 +218,22 @@ def test_symlink_out_of_content_is_refused(make_project, tmp_path: Path) -> None
         "content/dumps/leak.txt: is a symlink to a file outside the content folder; refused"]
 
 
+def test_symlinks_to_folders_outside_and_deeper_down_are_refused(make_project,
+                                                                 tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    project = make_project(GOOD)
+    (project / "content/notes").mkdir()
+    (project / "content/notes/deeper").mkdir()
+    (project / "content/notes/deeper/z.txt").symlink_to(outside / "missing.txt")
+    (project / "content/linked").symlink_to(outside)  # not followed: only itself is refused
+    (project / "content/notes/a.txt").symlink_to(project / "content/dumps/a.txt")  # inside
+    result = build(project)
+    assert [str(d) for d in result.diagnostics] == [
+        "content/linked: is a symlink to a file outside the content folder; refused",
+        "content/notes/deeper/z.txt: is a symlink to a file outside the content folder; refused"]
+
+
 def test_symlink_inside_content_is_fine(make_project) -> None:
     project = make_project(GOOD)
     (project / "content/dumps/alias.txt").symlink_to(project / "content/dumps/a.txt")
