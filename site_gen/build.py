@@ -374,6 +374,7 @@ class Builder:
         fresh = self.memory.site != site
         changes = self.memory.changes(plan.changes, tracked, texts)
         stale = self._stale_routes(plan.routes, changes, fresh)
+        files_key = _site_files_key(plan)
         names = {r.output for r in plan.routes}
         assets = {ASSETS + name: data for name, data in plan.static.items()}
         clashes = taken_names(names, assets)
@@ -391,7 +392,8 @@ class Builder:
                         staging.put(name, assets[name])
                     taken = names | assets.keys()
                     if ahead is None:
-                        stream, kept_files = self._site_files(plan, entries, same_catalog, delta)
+                        stream, kept_files = self._site_files(plan, files_key, entries,
+                                                              same_catalog, delta)
                         files = self._put_site_files(stream, staging, taken)
                         del stream
                     else:
@@ -410,7 +412,7 @@ class Builder:
                                catalog=plan.catalog, reread=reread)
         if self.keep_spare:
             self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
-                                            rendered, (_site_files_key(plan), files or kept_files))
+                                            rendered, (files_key, files or kept_files))
         stopwatch.lap("write")
         return BuildResult(tuple(_sorted(diagnostics)), staging.result, len(plan.routes),
                            plan.catalog, len(rendered), reread, plan.config)
@@ -467,14 +469,15 @@ class Builder:
             return before  # type: ignore[return-value]
         return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations, delta)
 
-    def _site_files(self, plan: Plan, entries: Mapping[str, str], same_catalog: bool,
-                    delta: CatalogDelta | None) -> tuple[Iterator[SiteFile | Carried], set[str]]:
+    def _site_files(self, plan: Plan, now: tuple[object, tuple[str, ...]],
+                    entries: Mapping[str, str], same_catalog: bool, delta: CatalogDelta | None
+                    ) -> tuple[Iterator[SiteFile | Carried], set[str]]:
         """The files beside the pages, one at a time, or (when all they are made from is
         unchanged) the names of last build's, which the output keeps. The generators are
-        given ``delta`` when the settings they read are the last build's."""
+        given ``delta`` when the settings they read are the last build's (``now``: this
+        build's ``_site_files_key``)."""
         key, names = self.memory.site_files
         live = self.tree.digests()
-        now = _site_files_key(plan)
         if same_catalog and key == now and all(live.get(n) for n in names):
             return iter(()), set(names)
         same_settings = isinstance(key, tuple) and key[0] == now[0]  # the sitemap reads routes
@@ -679,7 +682,7 @@ class _Clash(Exception):
 def _site_files_key(plan: Plan) -> tuple[object, tuple[str, ...]]:
     """What the files beside the pages are made from, besides the catalog: the settings every
     generator reads, and the routes (which only the sitemap reads)."""
-    return (plan.config, plan.build_time), tuple(r.url for r in plan.routes)
+    return (plan.config, plan.build_time), tuple([r.url for r in plan.routes])
 
 
 def site_files(catalog: Catalog, config: Config, routes: tuple[Route, ...],
