@@ -13,11 +13,13 @@ import bisect
 import hashlib
 import itertools
 import json
+import operator
 import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import compress
 
 from .memo import Carried, CatalogDelta, Pieces, in_step, made_files
 from .model import Author, Catalog, Paper
@@ -135,55 +137,103 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None,
     document come as one ``Carried``.
     """
     memo = memo or SearchMemo()
-    kept = memo.digests if memo.keep else None
-    digests: dict[str, bytes] = {}
+    if memo.keep:
+        yield from _kept_search_files(catalog, memo, delta)
+        return
     docs: list[DocPiece] = []
     entries: list[bytes] = []
-    before: list[DocPiece] = []
-    if memo.keep:
-        delta = in_step(delta, memo.catalog)
-        if delta is not None:
-            before = memo.pieces
-            papers, authors = _orders_after(catalog, delta, memo)
-            docs = _docs_after(catalog, delta, papers, authors, memo)
-        else:
-            papers, authors = _ordered(catalog, memo)
-            docs += [_paper_piece(catalog, p, memo.docs) for p in papers]
-            docs += [_author_piece(a, memo.docs) for a in authors]
-            memo.docs.done()
-        memo.catalog, memo.pieces = None, docs  # ``catalog`` again once the index is complete
-        fragments: Iterable[bytes] = (d.fragment for d in docs)
-        entries = [d.entry for d in docs]
-    else:
-        papers, authors = ordered_papers(catalog), ordered_authors(catalog)
-        fragments = _counted_docs(catalog, papers, authors, docs, entries, memo)
-    keys = tuple([("p", p.id) for p in papers] + [("a", a.id) for a in authors])
-    carried: list[str] = []
-    for number, fragment in enumerate(fragments):
+    papers, authors = ordered_papers(catalog), ordered_authors(catalog)
+    digests: dict[str, bytes] = {}
+    for number, fragment in enumerate(_counted_docs(catalog, papers, authors, docs, entries,
+                                                    memo)):
         name = f"d/{number}.json"
-        digests[name] = _file_digest(name, fragment, kept)
-        if number < len(before) and before[number] is docs[number]:
-            carried.append(INDEX_DIR + name)  # the output holds this very fragment
-        else:
-            yield INDEX_DIR + name, fragment
-    del fragments
-    if carried:
-        yield Carried(tuple(carried))
-    yield SEARCH_FILE, _search_json(catalog, dict(zip(keys, entries, strict=True)))
+        digests[name] = _file_digest(name, fragment, None)
+        yield INDEX_DIR + name, fragment
+    yield SEARCH_FILE, _search_json(catalog, papers, authors, entries)
     del entries
-    rest = _term_files(docs, keys, memo)
+    rest = _term_files(docs, memo)
     for name in sorted(rest):
         data = rest.pop(name)
-        digests[name] = _file_digest(name, data, kept)
+        digests[name] = _file_digest(name, data, None)
         yield INDEX_DIR + name, data
     names = sorted(digests)
     version = hashlib.sha256(b"".join([digests[name] for name in names]))
-    if kept is not None and len(kept) > len(names):  # files gone since the last build
-        memo.digests = {name: kept[name] for name in names}
-    manifest = _manifest(catalog, docs, names, version.hexdigest()[:10], memo.shard_starts)
+    yield INDEX_DIR + "meta.json", encode_json(
+        _manifest(catalog, docs, names, version.hexdigest()[:10], memo.shard_starts))
+
+
+def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta | None
+                       ) -> Iterator[SearchFile]:
+    """``search_files`` with a memo that keeps its pieces (a Builder that rebuilds).
+
+    Each pass over the documents runs in C (``map``, ``compress``): a rebuild visits every
+    document only to see that it is last build's very object, and makes the files of the
+    few that are not. Fragment ``d/<n>.json`` is carried over when document n is the object
+    whose fragment last build wrote there (only given ``delta``: after a failed build the
+    output may not hold it); its digest is reused whenever document n is the same object.
+    """
+    delta = in_step(delta, memo.catalog)
+    if delta is not None:
+        papers, authors = _orders_after(catalog, delta, memo)
+        docs = _docs_after(catalog, delta, papers, authors, memo)
+    else:
+        papers, authors = _ordered(catalog, memo)
+        docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
+        docs += [_author_piece(a, memo.docs) for a in authors]
+        memo.docs.done()
+    total = len(docs)
+    same = list(map(operator.is_, memo.pieces, docs))
+    same += [False] * (total - len(same))
+    fragment_digests = memo.fragment_digests[:total]
+    fragment_digests += [b""] * (total - len(fragment_digests))
+    changed = list(compress(range(total), map(operator.not_, same)))
+    for number in changed:
+        fragment_digests[number] = digest_bytes(docs[number].fragment)
+    memo.catalog = None  # until the index is complete
+    memo.pieces, memo.fragment_digests = docs, fragment_digests
+    names = _fragment_names(memo, total)
+    for number in changed if delta is not None else range(total):
+        yield names[number], docs[number].fragment
+    if delta is not None and len(changed) < total:
+        yield Carried(tuple(compress(names, same)))
+    yield SEARCH_FILE, _search_json(catalog, papers, authors, list(map(_ENTRY, docs)))
+    rest = _term_files(docs, memo)
+    rest_names = sorted(rest)
+    kept = memo.digests
+    rest_digests = [_file_digest(name, rest[name], kept) for name in rest_names]
+    if len(kept) > len(rest):  # files gone since the last build
+        memo.digests = {name: kept[name] for name in rest_names}
+    for name in rest_names:
+        yield INDEX_DIR + name, rest.pop(name)
+    ordered = map(fragment_digests.__getitem__, _fragment_order(memo, total))
+    version = hashlib.sha256(b"".join([*ordered, *rest_digests]))
+    manifest = _manifest(catalog, docs, rest_names, version.hexdigest()[:10], memo.shard_starts)
     yield INDEX_DIR + "meta.json", encode_json(manifest)
-    if memo.keep:
-        memo.catalog = catalog
+    memo.catalog = catalog
+
+
+_ENTRY = operator.attrgetter("entry")
+_ID = operator.attrgetter("id")
+
+
+def digest_bytes(data: bytes) -> bytes:
+    """The digest of an index file that goes into the index version (``_file_digest``)."""
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _fragment_names(memo: SearchMemo, total: int) -> list[str]:
+    """The output names of fragments 0 to ``total - 1``, kept between builds."""
+    names = memo.fragment_names
+    names += [f"{INDEX_DIR}d/{number}.json" for number in range(len(names), total)]
+    return names[:total] if len(names) > total else names
+
+
+def _fragment_order(memo: SearchMemo, total: int) -> list[int]:
+    """Fragment numbers in the order of their file names (``d/10.json`` before ``d/2.json``),
+    which is the order their digests go into the index version; kept while ``total`` is."""
+    if len(memo.fragment_order) != total:
+        memo.fragment_order = sorted(range(total), key=lambda number: f"d/{number}.json")
+    return memo.fragment_order
 
 
 SearchFile = tuple[str, bytes | JsonParts] | Carried
@@ -243,21 +293,24 @@ def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]] | 
     None) with the bytes object it was taken of, so a rebuild digests only new files."""
     hit = kept.get(name) if kept is not None else None
     if hit is None or hit[0] is not data:
-        hit = (data, hashlib.blake2b(data, digest_size=16).digest())
+        hit = (data, digest_bytes(data))
         if kept is not None:
             kept[name] = hit
     return hit[1]
 
 
-def _search_json(catalog: Catalog, entries: dict[tuple[str, str], bytes]) -> JsonParts:
+def _search_json(catalog: Catalog, papers: list[Paper], authors: list[Author],
+                 entries: list[bytes]) -> JsonParts:
     """``search.json``: the bytes of ``encode_json(search_index(catalog))``, from each
-    document's entry."""
-    papers = json_array(entries["p", p.id] for p in catalog.papers)
-    authors = json_array(entries["a", a.id] for a in catalog.authors)
+    document's entry (``entries``: the papers' in the order of ``papers``, then the authors')."""
+    by_paper = dict(zip(map(_ID, papers), entries))
+    by_author = dict(zip(map(_ID, authors), entries[len(papers):]))
     subjects = json_bytes({s.code: s.name for s in catalog.subjects})
-    return json_object_parts({"version": json_bytes(SEARCH_VERSION),
-                              "index": json_bytes(INDEX_DIR + "meta.json"),
-                              "papers": papers, "authors": authors, "subjects": subjects}, b"\n")
+    return json_object_parts(
+        {"version": json_bytes(SEARCH_VERSION), "index": json_bytes(INDEX_DIR + "meta.json"),
+         "papers": json_array(map(by_paper.__getitem__, map(_ID, catalog.papers))),
+         "authors": json_array(map(by_author.__getitem__, map(_ID, catalog.authors))),
+         "subjects": subjects}, b"\n")
 
 
 # ---- documents ----------------------------------------------------------------------------
@@ -328,8 +381,8 @@ class SearchMemo:
     def __init__(self, keep: bool = True) -> None:
         self.keep = keep
         self.docs: Pieces[DocPiece] = Pieces(keep)
-        self.keys: tuple[tuple[str, str], ...] | None = None
-        """The documents the postings below number, in order; None when there are none."""
+        self.counted: int | None = None
+        """How many documents the postings below number; None when there are none."""
         self.terms: list[Terms] = []
         self.index: dict[str, list[list[int]]] = {}
         self.encoded: dict[str, str] = {}
@@ -345,6 +398,11 @@ class SearchMemo:
         """The catalog the pieces below were last made for, once its index was complete."""
         self.pieces: list[DocPiece] = []
         """Every document's piece, in document order (fragment ``d/<n>.json`` is n's)."""
+        self.fragment_digests: list[bytes] = []
+        """The digest of each of ``pieces``' fragments (``digest_bytes``), in that order."""
+        self.fragment_names: list[str] = []
+        self.fragment_order: list[int] = []
+        """Fragment numbers by file name (``_fragment_order``)."""
         self.papers: list[Paper] = []
         """Papers in document order, and each one's sort key (``_paper_order``)."""
         self.paper_order: list[tuple[bool, int, str, str]] = []
@@ -478,8 +536,7 @@ def _update_postings(memo: SearchMemo, terms: list[Terms]) -> set[str]:
     return touched
 
 
-def _encoded_terms(keys: tuple[tuple[str, str], ...], docs: list[DocPiece],
-                   memo: SearchMemo) -> dict[str, str]:
+def _encoded_terms(docs: list[DocPiece], memo: SearchMemo) -> dict[str, str]:
     """Every term's encoded postings: updated in place when there are as many documents as
     before and few numbers hold other words (a paper's text changed, or its title, which may
     move it a place or two), else made again from the kept terms. A memo that keeps nothing
@@ -489,19 +546,19 @@ def _encoded_terms(keys: tuple[tuple[str, str], ...], docs: list[DocPiece],
         index, memo.index = memo.index, {}
         return {t: encode_term(lists, total) for t, lists in index.items()}
     terms = [d.terms for d in docs]
-    if memo.keys is not None and len(memo.keys) == len(keys) and \
+    if memo.counted == total and \
             sum(old is not new for old, new in zip(memo.terms, terms)) <= 16 + total // 10:
-        memo.keys = None  # until the update below is complete
+        memo.counted = None  # until the update below is complete
         for term in _update_postings(memo, terms):
             if term in memo.index:
                 memo.encoded[term] = encode_term(memo.index[term], total)
             else:
                 memo.encoded.pop(term, None)
     else:
-        memo.keys = None
+        memo.counted = None
         memo.index = _postings(terms)
         memo.encoded = {t: encode_term(lists, total) for t, lists in memo.index.items()}
-    memo.terms, memo.keys = terms, keys
+    memo.terms, memo.counted = terms, total
     return memo.encoded
 
 
@@ -548,14 +605,13 @@ def term_order(term: str) -> bytes:
 
 # ---- files --------------------------------------------------------------------------------
 
-def _term_files(docs: list[DocPiece], keys: tuple[tuple[str, str], ...], memo: SearchMemo
-                ) -> dict[str, bytes]:
+def _term_files(docs: list[DocPiece], memo: SearchMemo) -> dict[str, bytes]:
     """Subject lists, term shards and vocabularies by relative name."""
     total = len(docs)
     rest: dict[str, bytes] = {}
     for code, ids in sorted(_subject_ids(docs).items()):
         rest[f"s/{code}.json"] = encode_json(encode_ids(ids, total))
-    encoded = _encoded_terms(keys, docs, memo)
+    encoded = _encoded_terms(docs, memo)
     terms = _sorted_terms(encoded, memo)
     shards = _shards(terms, encoded)
     memo.shard_starts = [shard[0] for shard in shards if shard]
