@@ -177,15 +177,23 @@ class Regrouping:
         """Suspected-duplicate warnings by abstract opening, with the opening's first record."""
 
     def update(self, dumps: Sequence[Dump]) -> tuple[list[list[Record]], list[Diagnostic]]:
-        """``group_records`` of the dumps' records in path order (paths must be unique)."""
+        """``group_records`` of the dumps' records in path order (paths must be unique).
+
+        A dump read again after an edit is a new object with new records, but most of them
+        equal the ones they replace: only the records that differ from the one at the same
+        place before are taken out and put in, so the groups of the rest stay the same
+        objects (and the catalog's drafts and papers made from them are reused)."""
         current = {d.path: d for d in dumps}
         change = _Change()
         for path, dump in self._dumps.items():
-            if current.get(path) is not dump:
-                self._drop(dump, change)
+            now = current.get(path)
+            if now is None:
+                self._drop(dump, range(len(dump.records)), change)
+            elif now is not dump:
+                self._replace(dump, now, change)
         for path, dump in current.items():
-            if self._dumps.get(path) is not dump:
-                self._add(dump, change)
+            if path not in self._dumps:
+                self._add(dump, range(len(dump.records)), change)
         self._dumps = current
         if change.added or change.groups:
             regrouped = self._regroup(change)
@@ -194,9 +202,20 @@ class Regrouping:
         suspects = sorted(self._suspects.values(), key=itemgetter(0))
         return list(self._records), [d for _, found in suspects for d in found]
 
-    def _drop(self, dump: Dump, change: _Change) -> None:
-        """Take a dump's records out; the groups that held them are to be made again."""
-        for i in range(len(dump.records)):
+    def _replace(self, old: Dump, new: Dump, change: _Change) -> None:
+        """Take out and put in the records of a dump read again that differ from the record
+        at their place before (a record's place includes its line, so one put in or taken
+        out moves the records after it, and those are put in again too)."""
+        records = old.records
+        differ = [i for i, record in enumerate(new.records)
+                  if i >= len(records) or records[i] != record]
+        self._drop(old, [i for i in differ if i < len(records)], change)
+        self._drop(old, range(len(new.records), len(records)), change)
+        self._add(new, differ, change)
+
+    def _drop(self, dump: Dump, places: Iterable[int], change: _Change) -> None:
+        """Take these records of a dump out; the groups that held them are to be made again."""
+        for i in places:
             position = (dump.path, i)
             keyed = self._keyed.pop(position)
             for index, key, touched in self._indexes(keyed, change):
@@ -209,9 +228,10 @@ class Regrouping:
             group = self._group_of.pop(position)
             change.groups[id(group)] = group
 
-    def _add(self, dump: Dump, change: _Change) -> None:
-        """Key a dump's records (folding their text) and index them by each key."""
-        for i, record in enumerate(dump.records):
+    def _add(self, dump: Dump, places: Iterable[int], change: _Change) -> None:
+        """Key these records of a dump (folding their text) and index them by each key."""
+        for i in places:
+            record = dump.records[i]
             position = (dump.path, i)
             keyed = self._keyed[position] = _keyed(record)
             for index, key, touched in self._indexes(keyed, change):
