@@ -21,7 +21,7 @@ turns edit by edit share every phase.
 from __future__ import annotations
 
 import argparse
-import os
+import importlib
 import re
 import shutil
 import statistics
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.old / "site_gen" / "build.py").is_file():
         sys.exit(f"{args.old} is not a checkout of site-gen")
     sys.path.insert(0, str(HERE))
-    from rebuild import make_corpus  # noqa: PLC0415 (the child must import site_gen first)
+    from rebuild import make_corpus  # here: the child must import site_gen first
 
     work = args.work or HERE / "out" / f"ab-{args.papers}-{args.seed}"
     corpus = make_corpus(work / "corpus", args.papers, args.seed)
@@ -97,11 +97,10 @@ def child(side: str, source: Path, project: Path) -> None:
     """One side: a watch session over ``project`` with site_gen from ``source``; one rebuild
     per ``edit`` read from stdin, its timings printed as one line."""
     sys.path.insert(0, str(source))
-    import site_gen.build  # noqa: F401, PLC0415 (before rebuild.py puts this checkout first)
-    import site_gen.session  # noqa: F401, PLC0415
+    importlib.import_module("site_gen")  # from there, before rebuild.py puts this checkout first
 
     sys.path.insert(1, str(HERE))
-    import rebuild  # noqa: PLC0415
+    import rebuild
 
     session, swapped = rebuild.watched(project, project / "_watch")
     session.start()
