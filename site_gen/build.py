@@ -30,7 +30,7 @@ from pathlib import Path
 
 import jinja2
 
-from .cache import FileCache, Lookup, RenderMemory, intern_catalog, is_stale
+from .cache import FileCache, Lookup, RenderMemory, intern_catalog
 from .catalog import CatalogMemo, build_catalog
 from .citations import bibtex_entries, citation_files
 from .config import CONFIG_FILE, Config, load_config, with_site_url
@@ -497,9 +497,8 @@ class Builder:
         if fresh or changes is None:
             self.fragments = FragmentMemo()
             return routes
-        self.fragments.drop_stale(lambda lookups: is_stale(lookups, changes))
-        live = self.tree.digests()
-        return tuple(r for r in routes if not self.memory.reusable(r, changes, live))
+        self.fragments.drop_stale(changes)
+        return self.memory.stale(routes, changes, self.tree.digests())
 
     def _environment(self, theme: Theme, theme_templates: Path
                      ) -> tuple[jinja2.Environment, dict[str, str]]:

@@ -458,10 +458,13 @@ class FragmentMemo:
         if self.current:
             self.previous, self.current = self.current, {}
 
-    def drop_stale(self, stale: Callable[[frozenset[tuple[str, str]]], bool]) -> None:
-        """Forget the fragments whose lookups ``stale`` says changed."""
+    def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
+        """Forget the fragments that read an answer among ``changes`` (cache.is_stale)."""
+        if not changes:
+            return
         for table in (self.current, self.previous):
-            for key in [k for k, (_, lookups) in table.items() if stale(lookups)]:
+            for key in [k for k, (_, lookups) in table.items()
+                        if not changes.isdisjoint(lookups) or WILDCARD in lookups]:
                 del table[key]
 
 
