@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+
 from .text import MEMO
 
 _SAFE_URL = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]*/)*(?:[A-Za-z0-9][A-Za-z0-9._-]*)?")

@@ -496,8 +496,8 @@ def test_what_the_tree_remembers_matches_its_folders(tmp_path_factory, steps) ->
     handed: dict[str, bytes] = {}
     for kind, *args in steps:
         if kind == "fill":
-            told = iter(range(args[0] + 1))
-            tree.fill_spare(lambda: next(told, None) is not None, batch=1)
+            budget = iter(range(args[0] + 1))
+            tree.fill_spare(lambda budget=budget: next(budget, None) is not None, batch=1)
             continue
         site, before = {}, site or {}
         with tree.staging() as staging:
