@@ -19,7 +19,6 @@ import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from itertools import compress
 
 from .memo import Carried, CatalogDelta, Pieces, in_step, made_files
 from .model import Author, Catalog, Paper
@@ -147,14 +146,14 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None,
     for number, fragment in enumerate(_counted_docs(catalog, papers, authors, docs, entries,
                                                     memo)):
         name = f"d/{number}.json"
-        digests[name] = _file_digest(name, fragment, None)
+        digests[name] = _index_digest(fragment)
         yield INDEX_DIR + name, fragment
     yield SEARCH_FILE, _search_json(catalog, papers, authors, entries)
     del entries
     rest = _term_files(docs, memo)
     for name in sorted(rest):
         data = rest.pop(name)
-        digests[name] = _file_digest(name, data, None)
+        digests[name] = _index_digest(data)
         yield INDEX_DIR + name, data
     names = sorted(digests)
     version = hashlib.sha256(b"".join([digests[name] for name in names]))
@@ -186,16 +185,16 @@ def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta |
     same += [False] * (total - len(same))
     fragment_digests = memo.fragment_digests[:total]
     fragment_digests += [b""] * (total - len(fragment_digests))
-    changed = list(compress(range(total), map(operator.not_, same)))
+    changed = list(itertools.compress(range(total), map(operator.not_, same)))
     for number in changed:
-        fragment_digests[number] = digest_bytes(docs[number].fragment)
+        fragment_digests[number] = _index_digest(docs[number].fragment)
     memo.catalog = None  # until the index is complete
     memo.pieces, memo.fragment_digests = docs, fragment_digests
     names = _fragment_names(memo, total)
     for number in changed if delta is not None else range(total):
         yield names[number], docs[number].fragment
     if delta is not None and len(changed) < total:
-        yield Carried(tuple(compress(names, same)))
+        yield Carried(tuple(itertools.compress(names, same)))
     yield SEARCH_FILE, _search_json(catalog, papers, authors, list(map(_ENTRY, docs)))
     rest = _term_files(docs, memo)
     rest_names = sorted(rest)
@@ -216,8 +215,8 @@ _ENTRY = operator.attrgetter("entry")
 _ID = operator.attrgetter("id")
 
 
-def digest_bytes(data: bytes) -> bytes:
-    """The digest of an index file that goes into the index version (``_file_digest``)."""
+def _index_digest(data: bytes) -> bytes:
+    """The digest of an index file that goes into the index version."""
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
@@ -288,14 +287,12 @@ def _paper_order(paper: Paper) -> tuple[bool, int, str, str]:
     return (paper.year is None, -(paper.year or 0), plain_text(paper.title).casefold(), paper.id)
 
 
-def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]] | None) -> bytes:
-    """A digest of an index file's bytes, for the index version; kept (unless ``kept`` is
-    None) with the bytes object it was taken of, so a rebuild digests only new files."""
-    hit = kept.get(name) if kept is not None else None
+def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]]) -> bytes:
+    """``_index_digest`` of a file's bytes, kept with the bytes object it was taken of, so a
+    rebuild digests only the files it made again."""
+    hit = kept.get(name)
     if hit is None or hit[0] is not data:
-        hit = (data, digest_bytes(data))
-        if kept is not None:
-            kept[name] = hit
+        hit = kept[name] = (data, _index_digest(data))
     return hit[1]
 
 
@@ -393,13 +390,14 @@ class SearchMemo:
         self.shards: Pieces[bytes] = Pieces(keep)
         self.shard_starts: list[str] = []
         self.digests: dict[str, tuple[bytes, bytes]] = {}
-        """Each index file's bytes object and their digest (see ``_file_digest``)."""
+        """Each subject, term and vocabulary file's bytes object and their digest
+        (``_file_digest``); the fragments' are ``fragment_digests``."""
         self.catalog: Catalog | None = None
         """The catalog the pieces below were last made for, once its index was complete."""
         self.pieces: list[DocPiece] = []
         """Every document's piece, in document order (fragment ``d/<n>.json`` is n's)."""
         self.fragment_digests: list[bytes] = []
-        """The digest of each of ``pieces``' fragments (``digest_bytes``), in that order."""
+        """The digest of each of ``pieces``' fragments (``_index_digest``), in that order."""
         self.fragment_names: list[str] = []
         self.fragment_order: list[int] = []
         """Fragment numbers by file name (``_fragment_order``)."""
