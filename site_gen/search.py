@@ -177,8 +177,8 @@ def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta |
         docs = _docs_after(catalog, delta, papers, authors, memo)
     else:
         papers, authors = _ordered(catalog, memo)
-        docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
-        docs += [_author_piece(a, memo.docs) for a in authors]
+        memo.paper_docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
+        docs = memo.paper_docs + [_author_piece(a, memo.docs) for a in authors]
         memo.docs.done()
     total = len(docs)
     same = list(map(operator.is_, memo.pieces, docs))
@@ -251,33 +251,40 @@ def _orders_after(catalog: Catalog, delta: CatalogDelta, memo: SearchMemo
                   ) -> tuple[list[Paper], list[Author]]:
     """``_ordered`` from the last order: the papers the delta names leave their places and
     the current ones among them are placed again (a list insert each; sorting 10,000 keys
-    made of plain-text titles cost more than the rest of an edit's search files)."""
+    made of plain-text titles cost more than the rest of an edit's search files). Their
+    pieces in ``memo.paper_docs`` move with them; a paper placed again has ``TO_MAKE`` there
+    until ``_docs_after`` makes its piece."""
     changed = delta.papers
     if changed:
-        keys, papers = memo.paper_order, memo.papers
-        stays = [i for i, p in enumerate(papers) if p.id not in changed]
-        if len(stays) < len(papers):
-            memo.paper_order, memo.papers = [keys[i] for i in stays], [papers[i] for i in stays]
+        stays = list(map(operator.not_, map(changed.__contains__, map(_ID, memo.papers))))
+        if not all(stays):
+            memo.paper_order = list(itertools.compress(memo.paper_order, stays))
+            memo.papers = list(itertools.compress(memo.papers, stays))
+            memo.paper_docs = list(itertools.compress(memo.paper_docs, stays))
         for paper_id in sorted(changed - delta.papers_gone):
             paper = catalog.paper(paper_id)
             key = _paper_order(paper)
             at = bisect.bisect_left(memo.paper_order, key)
             memo.paper_order.insert(at, key)
             memo.papers.insert(at, paper)
+            memo.paper_docs.insert(at, TO_MAKE)
     return list(memo.papers), ordered_authors(catalog)
 
 
 def _docs_after(catalog: Catalog, delta: CatalogDelta, papers: list[Paper],
                 authors: list[Author], memo: SearchMemo) -> list[DocPiece]:
     """Every document's piece: made again for what the delta names (and for papers that show
-    a changed author's or subject's name), the others' kept ones."""
-    papers_made = delta.papers_shown
-    authors_made = delta.authors | delta.author_papers
+    a changed author's or subject's name), the others' kept ones. The papers' pieces are
+    ``memo.paper_docs``, in step with ``papers`` (``_orders_after``): only the places of the
+    papers named are visited."""
     pieces, value = memo.docs, memo.docs.value
-    docs = [_paper_piece(catalog, p, pieces) if p.id in papers_made else value(("p", p.id))
-            for p in papers]
-    docs += [_author_piece(a, pieces) if a.id in authors_made else value(("a", a.id))
-             for a in authors]
+    shown = delta.papers_shown
+    paper_docs = memo.paper_docs
+    for at in itertools.compress(range(len(papers)), map(shown.__contains__, map(_ID, papers))):
+        paper_docs[at] = _paper_piece(catalog, papers[at], pieces)
+    authors_made = delta.authors | delta.author_papers
+    docs = paper_docs + [_author_piece(a, pieces) if a.id in authors_made
+                         else value(("a", a.id)) for a in authors]
     pieces.settle([("p", i) for i in delta.papers_gone] + [("a", i) for i in delta.authors_gone])
     return docs
 
@@ -404,6 +411,8 @@ class SearchMemo:
         self.papers: list[Paper] = []
         """Papers in document order, and each one's sort key (``_paper_order``)."""
         self.paper_order: list[tuple[bool, int, str, str]] = []
+        self.paper_docs: list[DocPiece] = []
+        """Each of ``papers``' document piece, in the same order."""
 
 
 def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocPiece:
@@ -441,6 +450,8 @@ def _doc_terms(doc: SearchDoc) -> Terms:
 
 
 NO_TERMS: Terms = (frozenset(), frozenset(), frozenset(), frozenset())
+TO_MAKE = DocPiece(NO_TERMS, b"", b"", None, (), True)
+"""The place of a paper whose piece is yet to be made (``_orders_after``)."""
 
 
 def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
