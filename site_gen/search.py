@@ -173,12 +173,12 @@ def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta |
     """
     delta = in_step(delta, memo.catalog)
     if delta is not None:
-        papers, authors = _orders_after(catalog, delta, memo)
-        docs = _docs_after(catalog, delta, papers, authors, memo)
+        papers, authors, paper_docs = _orders_after(catalog, delta, memo)
+        docs = _docs_after(catalog, delta, papers, authors, paper_docs, memo)
     else:
         papers, authors = _ordered(catalog, memo)
-        memo.paper_docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
-        docs = memo.paper_docs + [_author_piece(a, memo.docs) for a in authors]
+        docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
+        docs += [_author_piece(a, memo.docs) for a in authors]
         memo.docs.done()
     total = len(docs)
     same = list(map(operator.is_, memo.pieces, docs))
@@ -248,38 +248,39 @@ def _ordered(catalog: Catalog, memo: SearchMemo) -> tuple[list[Paper], list[Auth
 
 
 def _orders_after(catalog: Catalog, delta: CatalogDelta, memo: SearchMemo
-                  ) -> tuple[list[Paper], list[Author]]:
+                  ) -> tuple[list[Paper], list[Author], list[DocPiece]]:
     """``_ordered`` from the last order: the papers the delta names leave their places and
     the current ones among them are placed again (a list insert each; sorting 10,000 keys
-    made of plain-text titles cost more than the rest of an edit's search files). Their
-    pieces in ``memo.paper_docs`` move with them; a paper placed again has ``TO_MAKE`` there
-    until ``_docs_after`` makes its piece."""
+    made of plain-text titles cost more than the rest of an edit's search files). Also the
+    papers' pieces, last build's (the first of ``memo.pieces``) moved with them; a paper
+    placed again has ``TO_MAKE`` there until ``_docs_after`` makes its piece."""
+    paper_docs = memo.pieces[:len(memo.papers)]
     changed = delta.papers
     if changed:
         stays = list(map(operator.not_, map(changed.__contains__, map(_ID, memo.papers))))
         if not all(stays):
             memo.paper_order = list(itertools.compress(memo.paper_order, stays))
             memo.papers = list(itertools.compress(memo.papers, stays))
-            memo.paper_docs = list(itertools.compress(memo.paper_docs, stays))
+            paper_docs = list(itertools.compress(paper_docs, stays))
         for paper_id in sorted(changed - delta.papers_gone):
             paper = catalog.paper(paper_id)
             key = _paper_order(paper)
             at = bisect.bisect_left(memo.paper_order, key)
             memo.paper_order.insert(at, key)
             memo.papers.insert(at, paper)
-            memo.paper_docs.insert(at, TO_MAKE)
-    return list(memo.papers), ordered_authors(catalog)
+            paper_docs.insert(at, TO_MAKE)
+    return list(memo.papers), ordered_authors(catalog), paper_docs
 
 
 def _docs_after(catalog: Catalog, delta: CatalogDelta, papers: list[Paper],
-                authors: list[Author], memo: SearchMemo) -> list[DocPiece]:
+                authors: list[Author], paper_docs: list[DocPiece], memo: SearchMemo
+                ) -> list[DocPiece]:
     """Every document's piece: made again for what the delta names (and for papers that show
-    a changed author's or subject's name), the others' kept ones. The papers' pieces are
-    ``memo.paper_docs``, in step with ``papers`` (``_orders_after``): only the places of the
-    papers named are visited."""
+    a changed author's or subject's name), the others' kept ones. ``paper_docs`` holds the
+    papers' pieces in step with ``papers`` (``_orders_after``): only the places of the papers
+    named are visited."""
     pieces, value = memo.docs, memo.docs.value
     shown = delta.papers_shown
-    paper_docs = memo.paper_docs
     for at in itertools.compress(range(len(papers)), map(shown.__contains__, map(_ID, papers))):
         paper_docs[at] = _paper_piece(catalog, papers[at], pieces)
     authors_made = delta.authors | delta.author_papers
@@ -402,7 +403,8 @@ class SearchMemo:
         self.catalog: Catalog | None = None
         """The catalog the pieces below were last made for, once its index was complete."""
         self.pieces: list[DocPiece] = []
-        """Every document's piece, in document order (fragment ``d/<n>.json`` is n's)."""
+        """Every document's piece, in document order (fragment ``d/<n>.json`` is n's): the
+        papers' first, in the order of ``papers``."""
         self.fragment_digests: list[bytes] = []
         """The digest of each of ``pieces``' fragments (``_index_digest``), in that order."""
         self.fragment_names: list[str] = []
@@ -411,8 +413,6 @@ class SearchMemo:
         self.papers: list[Paper] = []
         """Papers in document order, and each one's sort key (``_paper_order``)."""
         self.paper_order: list[tuple[bool, int, str, str]] = []
-        self.paper_docs: list[DocPiece] = []
-        """Each of ``papers``' document piece, in the same order."""
 
 
 def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocPiece:
