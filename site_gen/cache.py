@@ -29,7 +29,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from .model import Catalog, Paper
 from .output import digest
-from .render import WILDCARD, Rendered
+from .render import Rendered, stale_marks
 from .routes import Route
 
 T = TypeVar("T")
@@ -221,11 +221,7 @@ def _equal_but_abstract(a: Paper, b: Paper) -> bool:
 
 def is_stale(lookups: frozenset[Lookup], changes: frozenset[Lookup] | None) -> bool:
     """Did any answer a page was given change? ``("*", ...)`` depends on every change."""
-    if changes is None:
-        return True
-    if not changes:
-        return False
-    return not changes.isdisjoint(lookups) or WILDCARD in lookups  # render.frozen_lookups
+    return changes is None or not stale_marks(changes).isdisjoint(lookups)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,14 +269,13 @@ class RenderMemory:
         would give the bytes the output already has (the page the route was last rendered
         from, as ``is_stale`` tells it, with the route unchanged or changed only where the
         page did not read). One loop, no call per route: a rebuild asks this of every page."""
-        pages = self.pages
+        pages, marks = self.pages, stale_marks(changes)
         stale = []
         for route in routes:
             name = route.output
             memo = pages.get(name)
             if (memo is None or live.get(name) != memo.digest
-                    or (changes and (not changes.isdisjoint(memo.lookups)
-                                     or WILDCARD in memo.lookups))
+                    or not marks.isdisjoint(memo.lookups)
                     or not (memo.route is route or memo.route == route
                             or _same_as_read(memo.route, route, memo.lookups))):
                 stale.append(route)

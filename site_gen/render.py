@@ -337,6 +337,13 @@ def frozen_lookups(lookups: set[tuple[str, str]]) -> frozenset[tuple[str, str]]:
     return frozen
 
 
+def stale_marks(changes: frozenset[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+    """The lookups any one of which makes a page or fragment stale after ``changes``: the
+    changes, and ``WILDCARD`` (which depends on every change) unless there are none. A
+    page's lookups are then checked with one ``isdisjoint`` (cache.is_stale)."""
+    return changes | {WILDCARD} if changes else changes
+
+
 def _render_batch(job: _Job, indices: Sequence[int]) -> Batch:
     return [_render_one(job, job.routes[i]) for i in indices]
 
@@ -460,11 +467,11 @@ class FragmentMemo:
 
     def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
         """Forget the fragments that read an answer among ``changes`` (cache.is_stale)."""
-        if not changes:
+        marks = stale_marks(changes)
+        if not marks:
             return
         for table in (self.current, self.previous):
-            for key in [k for k, (_, lookups) in table.items()
-                        if not changes.isdisjoint(lookups) or WILDCARD in lookups]:
+            for key in [k for k, (_, lookups) in table.items() if not marks.isdisjoint(lookups)]:
                 del table[key]
 
 
