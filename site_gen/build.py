@@ -740,7 +740,7 @@ def catalog_file_stream(catalog: Catalog, config: Config, entries: dict[str, str
         ("search", lambda: search_files(catalog, memo.search, delta)),
         ("feeds", lambda: feed_files(catalog, config, build_time, memo.feeds, delta)),
         ("citations", lambda: citation_files(catalog, config.site_url, entries, memo.citations,
-                                             delta)),
+                                             delta, config.citation_files)),
         ("exports", lambda: export_files(catalog, config, memo.exports, delta)),
     )
     for part, make in generators:

@@ -1,7 +1,11 @@
-"""Citation exports: Catalog -> BibTeX, RIS and CSL-JSON files, {output path: bytes}.
+"""Citation exports: Catalog -> BibTeX, RIS and CSL-JSON, {output path: bytes}.
 
-One file of each format per paper (``papers/<id>/cite.bib``, ``cite.ris``, ``cite.csl.json``)
-and one BibTeX file per author (``authors/<id>/papers.bib``). Every value is plain text taken
+One BibTeX file per author (``authors/<id>/papers.bib``). A paper page's cite box shows the
+paper's BibTeX entry and makes RIS and CSL-JSON in the browser from ``cite_data``
+(static/cite.js); a site with ``citation_files: true`` also gets one file of each format per
+paper (``papers/<id>/cite.bib``, ``cite.ris``, ``cite.csl.json``). Entries carry no abstract:
+it is on the paper's page, and an author's file of every abstract grew with the catalog
+(RIS and CSL-JSON, one paper each, keep theirs). Every value is plain text taken
 from untrusted dumps, so each format escapes it by its own rules: BibTeX special characters
 become commands (braces always balance), RIS values stay on one line, CSL-JSON goes through
 the JSON encoder. Author lists say honestly what is known (see ``author_roster``).
@@ -295,7 +299,8 @@ def _bibtex_name(name: str) -> str:
 
 def bibtex_entry(paper: Paper, catalog: Catalog, key: str, site_url: str,
                  names: Names | None = None) -> str:
-    """One ``@misc`` entry; arXiv fields where curation gave an arXiv link."""
+    """One ``@misc`` entry; arXiv fields where curation gave an arXiv link; no abstract (as
+    Google Scholar's BibTeX)."""
     roster = author_roster(paper, catalog, names)
     links = paper_links(paper)
     authors = [_bibtex_name(n) for n in roster.names] + (["others"] if roster.truncated else [])
@@ -309,7 +314,6 @@ def bibtex_entry(paper: Paper, catalog: Catalog, key: str, site_url: str,
         ("doi", bibtex_url(links.doi or "")),
         ("url", bibtex_url(_best_url(paper, links, site_url))),
         ("keywords", bibtex_escape(", ".join(paper.subjects))),
-        ("abstract", bibtex_escape(plain_text(paper.abstract))),
         ("annote", bibtex_escape(roster.note)),
     ]
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
@@ -377,11 +381,23 @@ def _csl_name(name: str) -> dict[str, str]:
     return {"family": split[0], "given": split[1]} if split else {"literal": clean_text(name)}
 
 
+def cite_data(paper: Paper, catalog: Catalog, site_url: str) -> dict[str, object]:
+    """What a paper page's script makes RIS and CSL-JSON from (static/cite.js): the CSL-JSON
+    item without its ``id`` (the key of the BibTeX entry shown beside it) and ``abstract``
+    (the page's ``citation_abstract`` tag), plus the PDF link and subject names RIS gives."""
+    item = csl_item(paper, catalog, "", site_url)
+    del item["id"]
+    item.pop("abstract", None)
+    return {"csl": item, "pdf": paper_links(paper).pdf_url or "",
+            "keywords": [subject_name(code) or code for code in paper.subjects]}
+
+
 # ---- files ------------------------------------------------------------------------------
 
 def bibtex_entries(catalog: Catalog, site_url: str, memo: CitationMemo | None = None,
                    delta: CatalogDelta | None = None) -> dict[str, str]:
-    """Paper id -> its BibTeX entry; the paper page shows the same text it links to.
+    """Paper id -> its BibTeX entry: the text a paper page's cite box shows (and its
+    ``cite.bib`` holds, where written).
 
     With a memo, an entry made last build from the same paper, names and key is reused. Given
     the ``delta`` from the catalog the memo last answered for (with the same site URL), only
@@ -435,14 +451,17 @@ def _entries_after(catalog: Catalog, site_url: str, delta: CatalogDelta, memo: C
 
 
 def citation_outputs(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
-                     memo: CitationMemo | None = None) -> dict[str, bytes]:
-    """Every citation file of the site, by output path."""
-    return dict(made_files(citation_files(catalog, site_url, entries, memo)))
+                     memo: CitationMemo | None = None, paper_files: bool = False
+                     ) -> dict[str, bytes]:
+    """Every citation file of the site, by output path: each author's ``papers.bib``, and
+    with ``paper_files`` (``citation_files`` in site.yaml) each paper's three files."""
+    return dict(made_files(citation_files(catalog, site_url, entries, memo,
+                                          paper_files=paper_files)))
 
 
 def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
-                   memo: CitationMemo | None = None, delta: CatalogDelta | None = None
-                   ) -> Iterator[tuple[str, bytes] | Carried]:
+                   memo: CitationMemo | None = None, delta: CatalogDelta | None = None,
+                   paper_files: bool = False) -> Iterator[tuple[str, bytes] | Carried]:
     """``citation_outputs`` one file at a time, each made when it is asked for.
 
     Given the ``delta`` from the catalog the memo last made every file for (a rebuild with the
@@ -461,9 +480,12 @@ def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | No
     for paper in catalog.papers:
         entry, key = entries[paper.id], keys[paper.id]
         if before is not None and before.get(paper.id) is entry:
-            carried += [name for name, _ in memo.files.value(paper.id)]
+            if paper_files:
+                carried += [name for name, _ in memo.files.value(paper.id)]
             continue
         remade_papers.append(paper)
+        if not paper_files:
+            continue
         names = author_names(paper, catalog)
         yield from memo.files.get(
             paper.id, (paper, names, key, entry, site_url),

@@ -11,7 +11,10 @@ from .yamlfile import LineDict, line_of, load_yaml
 
 CONFIG_FILE = "site.yaml"
 _KNOWN_KEYS = {"title", "description", "site_url", "language", "theme", "recent_papers",
-               "footer", "cname"}
+               "footer", "cname", "citation_files"}
+_TYPES: dict[str, type] = {"recent_papers": int, "citation_files": bool}
+"""Settings that are not text, and their type."""
+_TYPE_NAMES = {int: "a whole number", bool: "true or false", str: "text"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +29,9 @@ class Config:
     recent_papers: int = 10
     footer: str = ""
     cname: str | None = None
+    citation_files: bool = False
+    """Write each paper's cite.bib, cite.ris and cite.csl.json (the cite box makes them in the
+    browser either way)."""
 
     @property
     def base_path(self) -> str:
@@ -55,9 +61,10 @@ def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diag
     values: dict[str, object] = {}
     for key in sorted(_KNOWN_KEYS & set(data)):
         value = data[key]
-        expected = int if key == "recent_papers" else str
-        if not isinstance(value, expected) or isinstance(value, bool):
-            diagnostics.append(error(shown, line_of(data, key), f"{key} must be a {expected.__name__}"))
+        expected = _TYPES.get(key, str)
+        if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
+            diagnostics.append(error(shown, line_of(data, key),
+                                     f"{key} must be {_TYPE_NAMES[expected]}"))
             continue
         values[key] = value.strip() if isinstance(value, str) else value
     site_url, problem = checked_site_url(str(values.get("site_url", Config().site_url)))

@@ -59,7 +59,7 @@ def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = Non
     names (or of papers shown changed) are looked at again."""
     memo = memo or ExportMemo()
     after, memo.made = in_step(delta, memo.made, memo.keep), None
-    site_url = config.site_url
+    site_url, files = config.site_url, config.citation_files
     site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
     shown = after.papers_shown if after is not None else frozenset()
 
@@ -70,8 +70,8 @@ def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = Non
                 yield value(p.id)
                 continue
             names = author_names(p, catalog)
-            yield memo.papers.get(p.id, (p, names, site_url),
-                                  lambda: json_bytes(_paper(p, catalog, site_url, names)))  # noqa: B023
+            yield memo.papers.get(p.id, (p, names, site_url, files),
+                                  lambda: json_bytes(_paper(p, catalog, site_url, files, names)))  # noqa: B023
         if after is not None:
             memo.papers.settle(after.papers_gone)
         else:
@@ -106,7 +106,8 @@ def _site(config: Config) -> dict[str, object]:
 def papers_document(catalog: Catalog, config: Config) -> dict[str, object]:
     """Every paper, plus the subjects they use."""
     return {"version": EXPORT_VERSION, "site": _site(config),
-            "papers": [_paper(p, catalog, config.site_url) for p in catalog.papers],
+            "papers": [_paper(p, catalog, config.site_url, config.citation_files)
+                       for p in catalog.papers],
             "subjects": _subjects(catalog, config)}
 
 
@@ -117,8 +118,9 @@ def _subjects(catalog: Catalog, config: Config) -> dict[str, object]:
             for s in catalog.subjects}
 
 
-def _paper(paper: Paper, catalog: Catalog, site_url: str,
+def _paper(paper: Paper, catalog: Catalog, site_url: str, citation_files: bool,
            names: Names | None = None) -> dict[str, object]:
+    """A paper's entry; ``citation`` names its citation files where the site writes them."""
     roster = author_roster(paper, catalog, names)
     links = paper_links(paper)
     return {
@@ -142,7 +144,7 @@ def _paper(paper: Paper, catalog: Catalog, site_url: str,
         "doi": links.doi,
         "pdf_url": links.pdf_url,
         "citation": {fmt: absolute_url(citation_url(paper.id, fmt), site_url)
-                     for fmt in ("bib", "ris", "csl")},
+                     for fmt in ("bib", "ris", "csl")} if citation_files else {},
         "sources": [{"path": s.path, "line": s.line} for s in paper.sources],
     }
 

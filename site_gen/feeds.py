@@ -1,6 +1,8 @@
 """Atom feeds: Catalog -> ``feed.xml`` for the site, each author and each subject.
 
-Output stage, {output path: bytes}. Feeds hold the newest ``FEED_LIMIT`` papers. Timestamps
+Output stage, {output path: bytes}. The site feed holds the newest ``SITE_FEED_LIMIT`` papers,
+an author's or subject's the newest ``FEED_LIMIT``: a reader polls for what is new, and older
+papers are on the pages (a feed of every paper grew with the catalog). Timestamps
 never come from the wall clock: an entry is dated January 1st of its paper's year, and a feed's
 ``updated`` is ``SOURCE_DATE_EPOCH`` when the build sets it, else its newest entry's date.
 Text is escaped as ElementTree escapes it (the bytes are those of ``ET.tostring`` after
@@ -33,23 +35,27 @@ from .urls import (
 )
 
 ATOM = "http://www.w3.org/2005/Atom"
-FEED_LIMIT = 50
+FEED_LIMIT = 20
+SITE_FEED_LIMIT = 50
 EPOCH = "1970-01-01T00:00:00Z"
 
 
 @dataclass(frozen=True, slots=True)
 class FeedSpec:
-    """One feed: where it lives, the page it mirrors, its title and its papers."""
+    """One feed: where it lives, the page it mirrors, its title, its papers (of which it
+    holds the newest ``limit``)."""
 
     url: str
     page_url: str
     title: str
     paper_ids: tuple[str, ...]
+    limit: int = FEED_LIMIT
 
 
 def feed_specs(catalog: Catalog, config: Config) -> tuple[FeedSpec, ...]:
     """The site feed, then one feed per author and per subject."""
-    specs = [FeedSpec(SITE_FEED, "", config.title, tuple([p.id for p in catalog.papers]))]
+    specs = [FeedSpec(SITE_FEED, "", config.title, tuple([p.id for p in catalog.papers]),
+                      SITE_FEED_LIMIT)]
     specs += [FeedSpec(author_feed_url(a.id), author_url(a.id), f"{a.name} · {config.title}",
                        a.paper_ids) for a in catalog.authors]
     specs += [FeedSpec(subject_feed_url(s.code), subject_url(s.code),
@@ -118,12 +124,12 @@ def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = N
 
 
 def _newest(spec: FeedSpec, catalog: Catalog) -> FeedSpec:
-    """The feed with only the papers it shows (the newest ``FEED_LIMIT``): the same bytes,
+    """The feed with only the papers it shows (the newest ``spec.limit``): the same bytes,
     and the site feed's papers need not all be ranked."""
-    if len(spec.paper_ids) <= FEED_LIMIT:
+    if len(spec.paper_ids) <= spec.limit:
         return spec
     paper = catalog.paper
-    newest = heapq.nsmallest(FEED_LIMIT, spec.paper_ids, key=lambda i: newest_first(paper(i)))
+    newest = heapq.nsmallest(spec.limit, spec.paper_ids, key=lambda i: newest_first(paper(i)))
     return replace(spec, paper_ids=tuple(newest))
 
 
@@ -151,7 +157,7 @@ def render_feed(spec: FeedSpec, catalog: Catalog, config: Config,
     holds the entry texts made so far in this build (both made when missing)."""
     memo = memo or FeedMemo()
     rank = rank or newest_first_ranks(catalog)
-    papers = [catalog.paper(i) for i in sorted(spec.paper_ids, key=rank.__getitem__)[:FEED_LIMIT]]
+    papers = [catalog.paper(i) for i in sorted(spec.paper_ids, key=rank.__getitem__)[:spec.limit]]
     updated = _timestamp(build_time) if build_time else _newest_date(papers)
     head = memo.heads.get(spec.url, (spec.title, spec.page_url, config, updated),
                           lambda: _feed_head(spec, config, updated))

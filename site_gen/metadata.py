@@ -6,9 +6,11 @@ markup the macros of ``partials/meta.html`` used to loop out, as one ``Markup`` 
 page: every page runs them, and one Python call costs a fraction of the Jinja macro calls,
 escapes and ``Markup`` objects a loop makes per tag. Attribute values go through ``escape``
 (what autoescape does), JSON-LD through Jinja's own ``|tojson`` function, which escapes
-``<``, ``>``, ``&`` and ``'`` so no text can close the script. The cite box of paper pages
-(``cite_box_html``) is built the same way.
-Google Scholar reads the ``citation_*`` tags; link previews read Open Graph and Twitter tags.
+``<``, ``>``, ``&`` and ``'`` so no text can close the script. The data the cite box's
+script makes RIS and CSL-JSON from (``cite_data_html``) is embedded the same way.
+Google Scholar and reference managers read the ``citation_*`` tags; link previews read Open
+Graph and Twitter tags. The abstract's one machine-readable copy is ``citation_abstract``
+(docs/publishing.md says why); JSON-LD leaves it out.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from functools import lru_cache
 from jinja2.utils import htmlsafe_json_dumps
 from markupsafe import Markup
 
-from .citations import author_roster, clean_text, paper_links
+from .citations import author_roster, cite_data, clean_text, paper_links
 from .config import Config
 from .model import Author, Catalog, Paper, Subject
 from .subjects import subject_name
@@ -109,14 +111,14 @@ def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, obje
         "headline": summary(paper.title, 110), "author": authors,
         "inLanguage": site.language,
         "isPartOf": {"@type": "WebSite", "name": site.title, "url": site.site_url},
-        "encoding": [{"@type": "MediaObject", "encodingFormat": mime,
-                      "contentUrl": absolute_url(citation_url(paper.id, fmt), site.site_url)}
-                     for fmt, mime in _CITATION_TYPES],
     }
+    if site.citation_files:
+        data["encoding"] = [{"@type": "MediaObject", "encodingFormat": mime,
+                             "contentUrl": absolute_url(citation_url(paper.id, fmt), site.site_url)}
+                            for fmt, mime in _CITATION_TYPES]
     same_as = [u for u in (links.arxiv_url, f"https://doi.org/{links.doi}" if links.doi else None) if u]
     optional: dict[str, object] = {
         "datePublished": str(paper.year) if paper.year else None,
-        "abstract": plain_line(paper.abstract),
         "about": [_subject_term(catalog.subject(c), site) for c in paper.subjects],
         "keywords": [subject_name(c) or c for c in paper.subjects],
         "sameAs": same_as,
@@ -231,6 +233,12 @@ def paper_meta_html(paper: Paper, catalog: Catalog, site: Config) -> Markup:
                   f"{jsonld_html(paper_jsonld(paper, catalog, site))}")
 
 
+def cite_data_html(paper: Paper, catalog: Catalog, site: Config) -> Markup:
+    """The cite box's data (``citations.cite_data``) as a JSON ``<script>`` for cite.js."""
+    data = htmlsafe_json_dumps(cite_data(paper, catalog, site.site_url), sort_keys=True)
+    return Markup(f'<script type="application/json" class="cite-data">{data}</script>')
+
+
 def author_meta_html(author: Author, paper_count: int, site: Config) -> Markup:
     """An author page's head metadata: Open Graph and Twitter tags, then JSON-LD."""
     description = f"Publications of {author.name} ({paper_count} papers)"
@@ -283,6 +291,7 @@ def _collection_part(paper_id: str, title: str, site_url: str) -> str:
 
 FILTERS = {"meta_tags_html": meta_tags_html, "jsonld_html": jsonld_html, "social_html": social_html,
            "paper_meta_html": paper_meta_html, "author_meta_html": author_meta_html,
+           "cite_data_html": cite_data_html,
            "site_meta_html": site_meta_html, "collection_meta_html": collection_meta_html}
 """The filters render.make_environment adds for these: ``paper|paper_meta_html(catalog, site)``,
 ``tags|meta_tags_html('property')``, ``data|jsonld_html``, ... (the first argument is the value

@@ -8,6 +8,7 @@ import os
 import re
 import stat
 import xml.etree.ElementTree as ET
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -33,7 +34,7 @@ HOSTILE = ("</script><script>alert(1)</script> & {Open 100% $\\alpha$ #1 ~x ^y _
 CURATED = "Curated \x01 title\u2028with </SCRIPT> & \"quotes\""
 
 
-def hostile_files() -> dict[str, str]:
+def hostile_files(site_yaml: str = "") -> dict[str, str]:
     listing = listing_dump("Ann Lee", [
         (2024, HOSTILE, abstract("hostile titles"), ["cs.LG", "cs.CL"]),
         (2023, "Tail Batching for Synchronous RL Post-Training", abstract("tail batching"), ["cs.DC"]),
@@ -50,7 +51,8 @@ def hostile_files() -> dict[str, str]:
   - match: {{abstract: "We study shared prefixes"}}
     year: 2021
 """
-    return {"content/site.yaml": f"title: Hostile <Lab> & Co\nsite_url: {SITE_URL}\ncname: pubs.example.org\n",
+    return {"content/site.yaml": f"title: Hostile <Lab> & Co\nsite_url: {SITE_URL}\ncname: pubs.example.org\n"
+                                 + site_yaml,
             "content/dumps/a.txt": listing, "content/dumps/b.txt": coauthors,
             "content/curation.yaml": curation}
 
@@ -58,6 +60,15 @@ def hostile_files() -> dict[str, str]:
 @pytest.fixture
 def hostile_site(make_project) -> Path:
     project = make_project(hostile_files())
+    result = build(project, strict=True)
+    assert result.ok, [str(d) for d in result.diagnostics]
+    return project / "_site"
+
+
+@pytest.fixture
+def hostile_site_with_files(make_project) -> Path:
+    """The hostile site with ``citation_files: true``: each paper's three citation files."""
+    project = make_project(hostile_files("citation_files: true\n"))
     result = build(project, strict=True)
     assert result.ok, [str(d) for d in result.diagnostics]
     return project / "_site"
@@ -124,6 +135,32 @@ def test_every_demo_paper_page_has_highwire_tags(demo_site: Path) -> None:
         assert [link["href"] for link in head.links if link.get("rel") == "canonical"] == [paper["url"]]
         data = json.loads(head.jsonld[0])
         assert data["@type"] == "ScholarlyArticle" and data["url"] == paper["url"]
+
+
+def test_heads_give_scholar_and_reference_managers_what_they_need_and_one_abstract(
+        demo_site: Path) -> None:
+    """Google Scholar needs citation_title, citation_author and citation_publication_date;
+    Zotero's page translators read the same tags, citation_abstract among them. The
+    abstract's one machine-readable copy is that tag: JSON-LD and the BibTeX leave it out,
+    and the page's descriptions are short excerpts."""
+    papers = {p["url"]: p for p in json.loads((demo_site / "papers.json").read_bytes())["papers"]}
+    for page in paper_pages(demo_site):
+        head = read_head(page)
+        meta = dict(head.meta)
+        paper = papers[f"https://example.github.io/site-gen/{page.parent.relative_to(demo_site)}/"]
+        assert meta["citation_title"] == paper["title_text"]
+        assert [v for n, v in head.meta if n == "citation_author"] == paper["author_names"]
+        assert meta["citation_publication_date"] == str(paper["year"])
+        assert meta["citation_abstract_html_url"] == paper["url"]
+        assert meta["citation_abstract"] == " ".join(paper["abstract_text"].split())
+        data = json.loads(head.jsonld[0])
+        assert data["name"] == paper["title_text"] and data["datePublished"] == str(paper["year"])
+        assert [a["name"] for a in data["author"]] and "abstract" not in data and "encoding" not in data
+        full = [n for n, v in head.meta if v == meta["citation_abstract"]]
+        assert full == ["citation_abstract"] or len(meta["citation_abstract"]) <= 300, full
+        assert len(meta["description"]) <= 210 and len(meta["og:description"]) <= 310
+        html = page.read_text(encoding="utf-8")
+        assert "abstract =" not in shown_bibtex(html)
 
 
 def test_arxiv_fields_come_from_curated_links(demo_site: Path) -> None:
@@ -228,8 +265,8 @@ def typeset(text: str) -> str:
     return text.replace("---", "—").replace("--", "–")
 
 
-def test_bibtex_files_parse_balance_and_round_trip(hostile_site: Path) -> None:
-    bibs = files_named(hostile_site, ".bib")
+def test_bibtex_files_parse_balance_and_round_trip(hostile_site_with_files: Path) -> None:
+    bibs = files_named(hostile_site_with_files, ".bib")
     assert len(bibs) == 4 + 5  # four papers (two records merge), five authors
     titles = {}
     for bib in bibs:
@@ -257,8 +294,9 @@ def test_bibtex_authors_are_honest(hostile_site: Path) -> None:
     assert curated.fields_dict["doi"].value == "10.1234/ab_c{d".replace("{", "%7B")
 
 
-def test_ris_files_parse(hostile_site: Path) -> None:
-    records = [rispy.loads(p.read_text(encoding="utf-8"))[0] for p in files_named(hostile_site, ".ris")]
+def test_ris_files_parse(hostile_site_with_files: Path) -> None:
+    records = [rispy.loads(p.read_text(encoding="utf-8"))[0]
+               for p in files_named(hostile_site_with_files, ".ris")]
     assert len(records) == 4
     by_title = {r["title"]: r for r in records}
     assert plain_text(HOSTILE) in by_title
@@ -267,10 +305,10 @@ def test_ris_files_parse(hostile_site: Path) -> None:
     assert "Ann Lee" in tail["notes"][0]
 
 
-def test_csl_json_validates_against_the_schema(hostile_site: Path) -> None:
+def test_csl_json_validates_against_the_schema(hostile_site_with_files: Path) -> None:
     schema = json.loads((DATA / "csl-data.schema.json").read_text())
     items = []
-    for path in files_named(hostile_site, ".csl.json"):
+    for path in files_named(hostile_site_with_files, ".csl.json"):
         document = json.loads(path.read_bytes())
         jsonschema.validate(document, schema)
         items += document
@@ -281,15 +319,50 @@ def test_csl_json_validates_against_the_schema(hostile_site: Path) -> None:
     assert curated["number"] == "arXiv:2401.01234" and curated["DOI"] == "10.1234/ab_c{d"
 
 
-def test_paper_page_shows_the_bibtex_and_links_every_format(hostile_site: Path) -> None:
-    page = next(p for p in paper_pages(hostile_site) if "tail-batching" in str(p))
+def shown_bibtex(html: str) -> str:
+    """The BibTeX text a paper page's cite box shows."""
+    shown = re.search(r'<pre class="cite-text"[^>]*><code>(.*?)</code></pre>', html, re.DOTALL)
+    assert shown
+    return unescape(shown.group(1))
+
+
+CITATION_FILES = ("cite.bib", "cite.ris", "cite.csl.json")
+
+
+def test_paper_page_shows_the_bibtex_and_links_every_written_format(
+        hostile_site_with_files: Path) -> None:
+    page = next(p for p in paper_pages(hostile_site_with_files) if "tail-batching" in str(p))
     html = page.read_text(encoding="utf-8")
-    bib = (page.parent / "cite.bib").read_text(encoding="utf-8")
-    shown = re.search(r'<pre class="cite-text" id="cite-bibtex"[^>]*><code>(.*?)</code></pre>', html, re.DOTALL)
-    assert shown and shown.group(1).replace("&#39;", "'") == bib.replace("&", "&amp;").replace("<", "&lt;")
-    for name in ("cite.bib", "cite.ris", "cite.csl.json"):
+    assert shown_bibtex(html) == (page.parent / "cite.bib").read_text(encoding="utf-8")
+    for name in CITATION_FILES:
         assert f'href="../../papers/{page.parent.name}/{name}" download' in html
-    assert 'data-copy="cite-bibtex" hidden' in html  # revealed by cite.js only
+    assert '<p class="cite-actions" hidden>' in html  # revealed by cite.js only
+
+
+def test_citation_files_are_made_in_the_browser_by_default(hostile_site: Path) -> None:
+    """No file per paper; nothing (links, JSON-LD, papers.json) names one; the cite box holds
+    the BibTeX entry, without abstract, and the data cite.js makes RIS and CSL-JSON from."""
+    assert not [p for name in CITATION_FILES for p in files_named(hostile_site, "/" + name)]
+    assert not files_named(hostile_site, ".ris") and not files_named(hostile_site, ".csl.json")
+    for page in hostile_site.rglob("*.html"):
+        assert "cite.bib" not in page.read_text(encoding="utf-8"), page
+    assert all(p["citation"] == {} for p in json.loads((hostile_site / "papers.json").read_bytes())["papers"])
+    for page in paper_pages(hostile_site):
+        html = page.read_text(encoding="utf-8")
+        (entry,) = parse_bibtex(shown_bibtex(html))
+        assert "abstract" not in entry.fields_dict and "title" in entry.fields_dict
+        data = json.loads(unescape(re.search(
+            r'<script type="application/json" class="cite-data">(.*?)</script>', html).group(1)))
+        assert data["csl"]["title"] == dict(read_head(page).meta)["citation_title"]
+        assert "abstract" not in data["csl"] and "id" not in data["csl"]
+    for bib in files_named(hostile_site, "papers.bib"):
+        assert all("abstract" not in e.fields_dict for e in parse_bibtex(bib.read_text(encoding="utf-8")))
+
+
+def test_citation_files_setting_must_be_true_or_false(make_project) -> None:
+    result = build(make_project(hostile_files("citation_files: yes please\n")))
+    assert [str(d) for d in result.diagnostics if d.severity.name == "ERROR"] == [
+        "content/site.yaml:4: citation_files must be true or false"]
 
 
 # ---- feeds, sitemap, robots, exports ------------------------------------------------------------
@@ -305,6 +378,22 @@ def test_every_feed_parses_without_errors(hostile_site: Path) -> None:
     assert plain_text(HOSTILE) in {e.title for e in site.entries}
     assert site.feed.title == "Hostile <Lab> & Co"
     assert all(e.link.startswith(SITE_URL + "papers/") for e in site.entries)
+
+
+def test_feeds_hold_the_newest_papers_with_their_abstracts(make_project) -> None:
+    """20 entries per author and subject feed, 50 in the site feed, newest first; each
+    entry's summary is its paper's abstract."""
+    papers = [(1960 + i, f"Paper number {i}", abstract(f"topic {i}"), ["cs.LG"]) for i in range(60)]
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", papers)})
+    assert build(project).ok
+    site = project / "_site"
+    for path, count in (("feed.xml", 50), ("authors/ann-lee/feed.xml", 20),
+                        ("subjects/cs.LG/feed.xml", 20)):
+        feed = feedparser.parse((site / path).read_bytes())
+        assert feed.bozo == 0, (path, feed.get("bozo_exception"))
+        assert [e.title for e in feed.entries] == [f"Paper number {i}" for i in range(59, 59 - count, -1)]
+        assert all(e.summary == " ".join(abstract(e.title.replace("Paper number", "topic")).split())
+                   for e in feed.entries)
 
 
 def test_feed_dates_come_from_years_or_source_date_epoch(make_project, monkeypatch) -> None:
@@ -333,7 +422,8 @@ def test_sitemap_validates_and_holds_absolute_urls(hostile_site: Path) -> None:
     assert f"Sitemap: {SITE_URL}sitemap.xml" in robots.splitlines()
 
 
-def test_data_exports(hostile_site: Path) -> None:
+def test_data_exports(hostile_site_with_files: Path) -> None:
+    hostile_site = hostile_site_with_files
     papers = json.loads((hostile_site / "papers.json").read_bytes())
     authors = json.loads((hostile_site / "authors.json").read_bytes())
     assert papers["version"] == authors["version"] == 1
@@ -343,6 +433,7 @@ def test_data_exports(hostile_site: Path) -> None:
     for paper in papers["papers"]:
         assert set(paper["authors"] + paper["extra_authors"]) <= ids
         assert set(paper["subjects"]) <= set(papers["subjects"])
+        assert len(paper["citation"]) == 3
         for url in paper["citation"].values():
             assert (hostile_site / url[len(SITE_URL):]).is_file()
     assert b"</script" not in (hostile_site / "papers.json").read_bytes().lower()

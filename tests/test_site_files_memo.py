@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import pytest
 from conftest import abstract, coauthor_dump, listing_dump
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -30,7 +31,6 @@ from site_gen.exports import (
 )
 from site_gen.feeds import (
     ATOM,
-    FEED_LIMIT,
     FeedSpec,
     _newest_date,
     _timestamp,
@@ -58,7 +58,7 @@ HOSTILE = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]) |
 
 def reference_feed(spec: FeedSpec, catalog: Catalog, config: Config,
                    build_time: datetime | None) -> bytes:
-    papers = sorted(map(catalog.paper, spec.paper_ids), key=newest_first)[:FEED_LIMIT]
+    papers = sorted(map(catalog.paper, spec.paper_ids), key=newest_first)[:spec.limit]
     updated = _timestamp(build_time) if build_time else _newest_date(papers)
     feed = ET.Element("feed", {"xmlns": ATOM, "xml:lang": config.language})
     _text(feed, "title", spec.title)
@@ -162,8 +162,12 @@ ANN = [(2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["c
        (2022, "Elastic Caches for Long Contexts", abstract("caches"), ["cs.LG", "cs.DC"])]
 
 
-def test_memo_gives_fresh_bytes_and_forgets_papers_that_went(make_project) -> None:
-    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN),
+@pytest.mark.parametrize("citation_files", [False, True])
+def test_memo_gives_fresh_bytes_and_forgets_papers_that_went(make_project,
+                                                             citation_files: bool) -> None:
+    project = make_project({"content/site.yaml": "title: T\nsite_url: https://example.org/\n"
+                                                 f"citation_files: {str(citation_files).lower()}\n",
+                            "content/dumps/a.txt": listing_dump("Ann Lee", ANN),
                             "content/dumps/b.txt": coauthor_dump("Bo Wu", [
                                 ("Bo Wu, Ann Lee", abstract("multiplexing"))])})
     builder = Builder(project, keep_spare=True)
@@ -184,7 +188,8 @@ def test_memo_gives_fresh_bytes_and_forgets_papers_that_went(make_project) -> No
                                        one_shot)) == kept
         assert not (one_shot.citations.files or one_shot.exports.papers or one_shot.search.docs
                     or one_shot.search.index or one_shot.feeds.entries or one_shot.sitemap)
-        assert len(memo.citations.files) == len(catalog.papers)
+        assert len(memo.citations.files) == (len(catalog.papers) if citation_files else 0)
+        assert len(memo.citations.authors) == len(catalog.authors)
         assert len(memo.exports.papers) == len(catalog.papers)
         assert len(memo.exports.authors) == len(catalog.authors)
         assert len(memo.search.docs) == len(catalog.papers) + len(catalog.authors)

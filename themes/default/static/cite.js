@@ -1,7 +1,51 @@
-// site-gen: "Copy" buttons for citation text (partials/cite.html). No dependencies.
-// Without JavaScript the buttons stay hidden; the visible text and download links remain.
+// site-gen: the "Cite" box of paper pages (partials/cite.html). No dependencies.
+// BibTeX is the entry the page shows (escaped at build time). RIS and CSL-JSON are made here
+// from the box's JSON (.cite-data) and the page's citation_abstract tag; every value is
+// untrusted text, so RIS values are forced onto one line and JSON goes through
+// JSON.stringify. A download is a Blob, so no file per paper is needed. Without JavaScript
+// the controls stay hidden; the BibTeX text remains readable and selectable.
 (function () {
   "use strict";
+
+  var FORMATS = {
+    bibtex: { type: "application/x-bibtex", extension: ".bib", label: "BibTeX" },
+    ris: { type: "application/x-research-info-systems", extension: ".ris", label: "RIS" },
+    csl: { type: "application/vnd.citationstyles.csl+json", extension: ".json", label: "CSL-JSON" }
+  };
+
+  // One line of plain text: no control characters or line separators, single spaces.
+  function oneLine(value) {
+    return String(value == null ? "" : value)
+      .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, " ")
+      .replace(/\s+/g, " ")
+      .trim();
+  }
+
+  function risName(name) {
+    if (name.literal) return name.literal;
+    return name.given ? name.family + ", " + name.given : name.family;
+  }
+
+  function makeRis(data, abstract) {
+    var item = data.csl;
+    var lines = [["TY", "GEN"], ["TI", item.title]];
+    (item.author || []).forEach(function (name) { lines.push(["AU", risName(name)]); });
+    lines.push(["PY", item.issued ? item.issued["date-parts"][0][0] : ""], ["AB", abstract],
+               ["DO", item.DOI], ["UR", item.URL], ["L1", data.pdf]);
+    (data.keywords || []).forEach(function (keyword) { lines.push(["KW", keyword]); });
+    lines.push(["N1", item.annote], ["ER", ""]);
+    return lines.map(function (line) { return [line[0], oneLine(line[1])]; })
+      .filter(function (line) { return line[1] || line[0] === "ER"; })
+      .map(function (line) { return line[0] + "  - " + line[1] + "\r\n"; })
+      .join("");
+  }
+
+  function makeCsl(data, key, abstract) {
+    var item = { id: key };
+    Object.keys(data.csl).forEach(function (field) { item[field] = data.csl[field]; });
+    if (abstract) item.abstract = abstract;
+    return JSON.stringify([item], null, 2) + "\n";
+  }
 
   function copyText(text) {
     if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
@@ -28,23 +72,66 @@
     selection.addRange(range);
   }
 
-  function wire(button) {
-    var source = document.getElementById(button.getAttribute("data-copy"));
-    if (!source) return;
-    var status = button.parentNode.querySelector(".copy-status");
-    function say(text) { if (status) status.textContent = text; }
-    button.hidden = false;
-    button.addEventListener("click", function () {
-      copyText(source.textContent).then(function () {
-        say("Copied.");
+  function download(text, name, type) {
+    var url = URL.createObjectURL(new Blob([text], { type: type + ";charset=utf-8" }));
+    var link = document.createElement("a");
+    link.href = url;
+    link.download = name;
+    link.hidden = true;
+    document.body.appendChild(link);
+    link.click();
+    document.body.removeChild(link);
+    setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+  }
+
+  function wire(box) {
+    var holder = box.querySelector(".cite-data");
+    var code = box.querySelector(".cite-text code");
+    var formats = box.querySelector(".cite-formats");
+    var actions = box.querySelector(".cite-actions");
+    if (!holder || !code || !formats || !actions) return;
+    var data;
+    try { data = JSON.parse(holder.textContent); } catch (e) { return; }
+    var bibtex = code.textContent;
+    var found = /^@\w+\{([^,\s]+),/.exec(bibtex);
+    var key = found ? found[1] : "citation";
+    var meta = document.querySelector('meta[name="citation_abstract"]');
+    var abstract = oneLine(meta ? meta.getAttribute("content") : "");
+    var texts = { bibtex: bibtex, ris: makeRis(data, abstract), csl: makeCsl(data, key, abstract) };
+    var current = "bibtex";
+    var status = actions.querySelector(".copy-status");
+    var fileName = key.replace(/[^A-Za-z0-9_-]/g, "") || "citation";
+    function say(text) { status.textContent = text; }
+
+    Array.prototype.forEach.call(formats.querySelectorAll("button[data-format]"), function (button) {
+      button.addEventListener("click", function () {
+        current = button.getAttribute("data-format");
+        Array.prototype.forEach.call(formats.querySelectorAll("button[data-format]"), function (b) {
+          b.setAttribute("aria-pressed", b === button ? "true" : "false");
+        });
+        code.textContent = texts[current];
+        say("");
+      });
+    });
+    actions.querySelector('[data-action="copy"]').addEventListener("click", function () {
+      var label = FORMATS[current].label;
+      copyText(texts[current]).then(function () {
+        say("Copied " + label + ".");
       }, function () {
-        selectContents(source);
+        selectContents(code);
         say("Selected: press Ctrl+C (⌘C on a Mac) to copy.");
       });
     });
+    actions.querySelector('[data-action="download"]').addEventListener("click", function () {
+      var format = FORMATS[current];
+      download(texts[current], fileName + format.extension, format.type);
+      say("Downloaded " + fileName + format.extension + ".");
+    });
+    formats.hidden = false;
+    actions.hidden = false;
   }
 
   document.addEventListener("DOMContentLoaded", function () {
-    Array.prototype.forEach.call(document.querySelectorAll("button[data-copy]"), wire);
+    Array.prototype.forEach.call(document.querySelectorAll(".cite"), wire);
   });
 })();

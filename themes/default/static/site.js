@@ -1,5 +1,5 @@
 // site-gen: colour scheme (follows the OS; the toggle's choice is remembered), "/" focuses
-// search, abstracts open for printing. Loaded in <head> without defer so that a remembered
+// search, folded lists open for printing. Loaded in <head> without defer so that a remembered
 // scheme applies before the first paint. No dependencies.
 (function () {
   "use strict";
@@ -61,7 +61,7 @@
     box.select();
   });
 
-  // Browsers without ::details-content printing: open every abstract while printing.
+  // Browsers without ::details-content printing: open every folded list while printing.
   var opened = [];
   window.addEventListener("beforeprint", function () {
     opened = Array.prototype.filter.call(document.querySelectorAll("details:not([open])"), function (d) {
