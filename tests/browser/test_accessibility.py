@@ -1,5 +1,5 @@
 """axe-core: zero WCAG 2.1 A/AA violations on every page kind, in light and dark, on the demo
-site and on a sample of the generated corpus, with search results and open abstracts shown."""
+site and on a sample of the generated corpus, with search results and the cite box's RIS shown."""
 
 from __future__ import annotations
 
@@ -21,13 +21,13 @@ DEMO_PAGES = {
 
 
 def prepare(page) -> None:
-    """Show what only appears on interaction: search results, an open abstract."""
+    """Show what only appears on interaction: search results, the cite box's RIS."""
     if page.locator(".search-form").count():
         page.wait_for_function("document.querySelector('.search-form').dataset.state === 'done'")
         page.wait_for_function("document.getElementById('search-status').textContent !== ''")
-    details = page.locator("details.abstract-toggle")
-    if details.count():
-        details.first.locator("summary").click()
+    formats = page.locator('.cite-formats button[data-format="ris"]')
+    if formats.count():
+        formats.click()
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

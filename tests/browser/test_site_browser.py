@@ -114,15 +114,14 @@ def test_colour_scheme_follows_the_os_and_the_toggle_is_remembered(chromium, dem
     context.close()
 
 
-def test_abstracts_open_without_javascript(chromium, demo_base) -> None:
+def test_lists_link_to_abstracts_which_read_without_javascript(chromium, demo_base) -> None:
     context = chromium.new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(demo_base + "authors/jiamang-wang/")
-    first = page.locator("details.abstract-toggle").first
-    assert not first.locator(".abstract").is_visible()
-    first.locator("summary").click()
-    assert first.locator(".abstract").is_visible()
+    assert page.locator(".paper-item").count() == 21 and page.locator(".abstract").count() == 0
     assert page.locator(".theme-toggle").is_hidden()  # shown by JavaScript only
+    page.locator(".paper-item .paper-title a").first.click()
+    assert page.locator(".abstract-section .abstract").is_visible()
     context.close()
 
 
@@ -175,10 +174,12 @@ def test_hostile_titles_are_text(page, edge_base, visit) -> None:
 
 
 def test_print_shows_content_and_abstracts(page, demo_base, visit) -> None:
+    visit(demo_base + PAGE_KINDS["paper"])
+    page.emulate_media(media="print")
+    assert page.locator(".abstract-section .abstract").is_visible()
     visit(demo_base + "authors/jiamang-wang/")
     page.emulate_media(media="print")
     assert page.locator(".site-header").is_hidden()
-    assert page.locator("details.abstract-toggle .abstract").first.is_visible()
     assert page.locator(".paper-item").first.is_visible()
     pdf = page.pdf()
     assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
