@@ -336,6 +336,9 @@ def test_paper_page_shows_the_bibtex_and_links_every_written_format(
     assert shown_bibtex(html) == (page.parent / "cite.bib").read_text(encoding="utf-8")
     for name in CITATION_FILES:
         assert f'href="../../papers/{page.parent.name}/{name}" download' in html
+    encoding = json.loads(read_head(page).jsonld[0])["encoding"]
+    assert [e["contentUrl"] for e in encoding] == [
+        f"{SITE_URL}papers/{page.parent.name}/{name}" for name in CITATION_FILES]
     assert '<p class="cite-actions" hidden>' in html  # revealed by cite.js only
 
 
