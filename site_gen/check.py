@@ -3,7 +3,8 @@
 Not a pipeline stage: it reads what the build wrote, as GitHub Pages serves it at ``site_url``
 (possibly under ``/<repo>/``), and fetches nothing. It checks that
 
-* every internal link, asset, form target, search index and fragment resolves;
+* every internal link, asset, form target, search index and fragment resolves, and so do the
+  ``url`` and ``contentUrl`` values of JSON-LD blocks;
 * resources (scripts, styles, icons, images, the search index) come from the site's origin,
   and links on the site's own origin stay under its base path;
 * ``404.html`` works at any depth, since Pages serves it for every missing path;
@@ -36,6 +37,7 @@ _RESOURCE_RELS = {"stylesheet", "icon", "preload", "modulepreload", "prefetch", 
 _RESOURCE_TAGS = {"script", "img", "iframe", "source", "video", "audio", "track", "embed", "object",
                   "input"}
 _SITE_META = {"og:url", "citation_abstract_html_url", "citation_public_url"}
+_JSONLD_URL_KEYS = ("url", "contentUrl")
 _CSS_URL = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)""")
 
 
@@ -87,8 +89,22 @@ class _PageParser(HTMLParser):
             self.scan.ids.add(values["name"])
         for url, resource in _urls_of(tag, values):
             self.scan.refs.append(Ref(line, url, resource))
+        if tag == "script" and values.get("type") == "application/ld+json":
+            self._jsonld = (line, [])
 
     handle_startendtag = handle_starttag
+    _jsonld: tuple[int, list[str]] | None = None
+    """The line and text so far of the JSON-LD block being read."""
+
+    def handle_data(self, data: str) -> None:
+        if self._jsonld is not None:
+            self._jsonld[1].append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script" and self._jsonld is not None:
+            line, parts = self._jsonld
+            self._jsonld = None
+            self.scan.refs += [Ref(line, url, False) for url in _jsonld_urls("".join(parts))]
 
 
 def _urls_of(tag: str, values: dict[str, str]) -> Iterator[tuple[str, bool]]:
@@ -104,6 +120,25 @@ def _urls_of(tag: str, values: dict[str, str]) -> Iterator[tuple[str, bool]]:
             yield candidate.split()[0], True
     if tag == "meta" and (values.get("property") or values.get("name")) in _SITE_META:
         yield values.get("content", "").strip(), False
+
+
+def _jsonld_urls(text: str) -> list[str]:
+    """The ``url`` and ``contentUrl`` strings anywhere in a JSON-LD block (none if it does
+    not parse: a page's scripts are the browser's business)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return []
+    found: list[str] = []
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            found += [v.strip() for k, v in item.items() if k in _JSONLD_URL_KEYS and isinstance(v, str)]
+            stack += item.values()
+        elif isinstance(item, list):
+            stack += item
+    return found
 
 
 def scan_html(text: str) -> _Scan:

@@ -56,6 +56,10 @@ def insert_into(page: Path, html: str) -> int:
                  id="root-absolute"),
     pytest.param('<a href="../../../../">x</a>', "points outside the site's base path", id="climbs-out"),
     pytest.param('<a href="javascript:alert(1)">x</a>', "javascript: URL", id="javascript"),
+    pytest.param('<script type="application/ld+json">{"encoding": [{"contentUrl": '
+                 f'"{SITE_URL}papers/x/cite.bib"}}]}}</script>',
+                 f"broken link '{SITE_URL}papers/x/cite.bib': no such file papers/x/cite.bib",
+                 id="jsonld-file"),
 ])
 def test_broken_references_are_named_with_page_and_line(site_copy: Path, html: str, fragment: str) -> None:
     page = next((site_copy / "papers").glob("*/index.html"))
