@@ -6,8 +6,8 @@ directory URLs end in "/" and are written as ``<url>index.html``.
 Files beside the pages (docs/deployment.md and docs/data-exports.md list them)::
 
     feed.xml  sitemap.xml  robots.txt  papers.json  authors.json  search.json
-    papers/<id>/cite.bib  papers/<id>/cite.ris  papers/<id>/cite.csl.json
     authors/<id>/papers.bib  authors/<id>/feed.xml  subjects/<code>/feed.xml
+    papers/<id>/cite.bib  papers/<id>/cite.ris  papers/<id>/cite.csl.json  (citation_files)
 """
 
 from __future__ import annotations
