@@ -79,6 +79,19 @@ def test_output_has_marker_and_no_leftover_staging(make_project) -> None:
     assert sorted(p.name for p in project.iterdir()) == ["_site", "content"]
 
 
+def test_output_whose_parents_are_missing_is_made_with_them(make_project) -> None:
+    project = make_project(GOOD)
+    assert main(["build", "-q", "--project", str(project), "--output",
+                 str(project / "www" / "deep" / "site")]) == 0
+    assert (project / "www/deep/site" / MARKER).is_file()
+    assert read_tree(project / "www/deep/site") == read_tree(_built(project, "_site"))
+
+
+def _built(project: Path, name: str) -> Path:
+    assert build(project, project / name).ok
+    return project / name
+
+
 def test_leftover_from_killed_build_is_recovered(make_project) -> None:
     project = make_project(GOOD)
     assert build(project).ok
