@@ -3,10 +3,10 @@
 Grammar, on non-blank lines (blank lines, CRLF, BOM and trailing spaces are ignored)::
 
     dump    := owner entry+
-    owner   := NAME                                   the profiled author
+    owner   := NAME                                   the profiled author, whatever it spells
     entry   := authors abstract+
-    authors := NAME ("," NAME)* ["et al."]            e.g. "Zihe Liu, Jiashun Liu, Yancheng He et al."
-    abstract:= any line that is not an author list
+    authors := NAME (("," | ";" | "and" | "&") NAME)* ["et al."]   the line before an abstract
+    abstract:= any line
 
 The format has no titles, years or subjects; the catalog takes them from matching records of
 other dumps, or curation supplies them.
