@@ -69,14 +69,15 @@ def split_author_list(line: str) -> tuple[tuple[str, ...], bool] | None:
     return tuple(names), et_al
 
 
-def _segments(body: str) -> list[str]:
-    """``body`` split at separators outside brackets (``Li Na (李娜, Nina)`` stays whole)."""
+def _segments(body: str, brackets: bool = True) -> list[str]:
+    """``body`` split at separators outside brackets (``Li Na (李娜, Nina)`` stays whole); a
+    bracket never closed protects nothing (``Ann (, Bo`` is two names)."""
     segments: list[str] = []
     closing: list[str] = []
     start = pos = 0
     while pos < len(body):
         char = body[pos]
-        if char in _BRACKETS:
+        if brackets and char in _BRACKETS:
             closing.append(_BRACKETS[char])
         elif closing and char == closing[-1]:
             closing.pop()
@@ -85,5 +86,7 @@ def _segments(body: str) -> list[str]:
             start = pos = match.end()
             continue
         pos += 1
+    if closing:
+        return _segments(body, brackets=False)
     segments.append(body[start:])
     return [s.strip() for s in segments if s.strip()]
