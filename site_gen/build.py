@@ -38,9 +38,9 @@ from .curation import CURATION_FILE, load_curation
 from .diagnostics import Diagnostic, Severity, error, has_errors, warning
 from .exports import export_files
 from .feeds import feed_files
+from .lifeline import die_with_parent
 from .memo import Carried, CatalogDelta, SiteFilesMemo, made_files
 from .model import Catalog, Dump
-from .lifeline import die_with_parent
 from .output import OutputError, OutputTree, Receipt, Staging, StaleOutput, WriteResult
 from .pages import Page, read_pages
 from .progress import NoProgress, Progress, Stopwatch

@@ -28,8 +28,8 @@ from markupsafe import Markup
 
 from . import __version__, metadata
 from .config import Config
-from .model import Author, Catalog, Paper, Subject, watch_reads
 from .lifeline import die_with_parent
+from .model import Author, Catalog, Paper, Subject, watch_reads
 from .output import Receipt, digest
 from .progress import NoProgress, Progress
 from .routes import Route

@@ -133,7 +133,7 @@ def test_hostile_names_are_literal_in_feeds_and_exports(hostile_site) -> None:
     assert hostile_site / "authors" / ids[HOSTILE_OWNER] / "feed.xml" in owner_feeds
     ld = [json.loads(m) for m in re.findall(
         r'<script type="application/ld\+json">(.*?)</script>',
-        (hostile_site / "papers/what-names-may-hold/index.html").read_text(encoding="utf-8"), re.S)]
+        (hostile_site / "papers/what-names-may-hold/index.html").read_text(encoding="utf-8"), re.DOTALL)]
     assert HOSTILE_OWNER in _strings(ld)
     bib = "\n".join(p.read_text(encoding="utf-8") for p in hostile_site.rglob("*.bib"))
     assert "<b>x</b>" in bib and "\\textbraceleft{}\\textbraceleft{} 7*7" in bib
