@@ -215,8 +215,8 @@ class _NameIndex:
     def _count(self, dump: Dump, sign: int, touched: set[str]) -> None:
         """Add (or with ``sign`` -1 take back) the spellings a dump uses."""
         owner = (dump.owner,)
-        self._add(self.key(dump.owner), dump.owner, 1000 * sign, touched)  # the profile's own
-        for record in dump.records:                                       # spelling wins
+        self._add(self.key(dump.owner), dump.owner, 1000 * sign, touched)  # its own spelling wins
+        for record in dump.records:
             for name in record.authors:
                 self._add(self.tied_key(name, owner), name, sign, touched)
 

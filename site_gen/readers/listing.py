@@ -106,10 +106,11 @@ def _read_header(
         elif match := _COUNT.fullmatch(text):
             count = int(match.group(2).replace(",", ""))
             claim = CountClaim(count, bool(match.group(1)))
-        elif owner is None and attributed is None and claim is None and is_name(text):
+        elif (owner_place := owner is None and attributed is None and claim is None) \
+                and is_name(text):
             owner = line
         else:
-            diagnostics.append(error(path, line.number, _misplaced(text, owner is None)))
+            diagnostics.append(error(path, line.number, _misplaced(text, owner_place)))
             return None
     if owner and attributed and fold(owner.text) != fold(attributed.text):
         diagnostics.append(warning(path, attributed.number,
