@@ -58,6 +58,8 @@ def split_author_list(line: str) -> tuple[tuple[str, ...], bool] | None:
         return None
     body = _ET_AL.sub("", line)
     et_al = len(body) < len(line)
+    if not all(map(is_name, _segments(body, brackets=False))):
+        return None  # what brackets join holds these segments, so is longer still: prose
     names: list[str] = []
     for segment in _segments(body):
         if _is_suffix(segment) and names:
@@ -72,12 +74,14 @@ def split_author_list(line: str) -> tuple[tuple[str, ...], bool] | None:
 def _segments(body: str, brackets: bool = True) -> list[str]:
     """``body`` split at separators outside brackets (``Li Na (李娜, Nina)`` stays whole); a
     bracket never closed protects nothing (``Ann (, Bo`` is two names)."""
+    if not brackets or not any(b in body for b in _BRACKETS):  # most lines: split at C speed
+        return [s for s in map(str.strip, _SEPARATOR.split(body)) if s]
     segments: list[str] = []
     closing: list[str] = []
     start = pos = 0
     while pos < len(body):
         char = body[pos]
-        if brackets and char in _BRACKETS:
+        if char in _BRACKETS:
             closing.append(_BRACKETS[char])
         elif closing and char == closing[-1]:
             closing.pop()
