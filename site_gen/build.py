@@ -38,6 +38,7 @@ from .curation import CURATION_FILE, load_curation
 from .diagnostics import Diagnostic, Severity, error, has_errors, warning
 from .exports import export_files
 from .feeds import feed_files
+from .lifeline import die_with_parent
 from .memo import Carried, CatalogDelta, SiteFilesMemo, made_files
 from .model import Catalog, Dump
 from .output import OutputError, OutputTree, Receipt, Staging, StaleOutput, WriteResult
@@ -577,7 +578,8 @@ class _Ahead:
         self._answer, answer = forked.Pipe(duplex=False)
         _AHEAD = (staging, make)
         try:
-            self._process = forked.Process(target=_stage_ahead, args=(answer,), daemon=True)
+            self._process = forked.Process(target=_stage_ahead,
+                                           args=(answer, self._answer, os.getpid()), daemon=True)
             self._process.start()
         finally:
             _AHEAD = None
@@ -617,9 +619,14 @@ class _Ahead:
                 raise _Abandoned  # leaving the staging by an error abandons it
 
 
-def _stage_ahead(answer: Connection) -> None:
+def _stage_ahead(answer: Connection, reader: Connection, parent: int) -> None:
     """In ``_Ahead``'s process: make and stage the files, and send back what was staged (None
-    after any error: the Builder then makes them itself, and so reports the error)."""
+    after any error: the Builder then makes them itself, and so reports the error).
+
+    The inherited ``reader`` end is closed first: held here, a ``send`` larger than the pipe
+    would block for good once the build is killed, as nobody else reads it."""
+    reader.close()
+    die_with_parent(parent)
     assert _AHEAD is not None
     staging, make = _AHEAD
     gc.freeze()  # forked while planning (_collector_paused): what the plan made stays out of

@@ -27,6 +27,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from .lifeline import die_with_parent
 from .model import Catalog, Paper
 from .output import digest
 from .render import Rendered, stale_marks
@@ -99,7 +100,8 @@ class FileCache(Generic[T]):
         if workers < 2 or sum(size for _, _, size in wanted) < PARALLEL_BYTES \
                 or "fork" not in multiprocessing.get_all_start_methods():
             return [read(item) for item in items]
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with multiprocessing.get_context("fork").Pool(
+                workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             return pool.map(read, items, chunksize=max(1, len(items) // (workers * 8)))
 
     def _entry(self, shown: str, read: _Read[T]) -> Cached[T]:

@@ -12,6 +12,7 @@ The result equals a fresh build's, object order and diagnostics included.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
@@ -184,6 +185,19 @@ class _NameIndex:
         folded = fold(name)
         return self.alias.get(folded, folded)
 
+    def tied_key(self, name: str, owners: Iterable[str]) -> str:
+        """The key of a name in a paper's author list, where a paper ties an alias: when the
+        name is an owner's name of the same paper with, or without, a bracketed form
+        (``Li Na`` and ``Li Na (李娜)``), it is that owner. Names curation maps are its."""
+        folded = fold(name)
+        if folded not in self.alias:
+            bare = _bare(name)
+            for owner in owners:
+                if folded != fold(owner) and fold(owner) not in self.alias and \
+                        (_bare(owner) == folded or bare == fold(owner)):
+                    return self.key(owner)
+        return self.key(name)
+
     def recount(self, dumps: Sequence[Dump]) -> None:
         """Count spellings in ``dumps`` (unique paths) by taking back and adding only the dumps
         that differ from the ones counted last time."""
@@ -200,13 +214,13 @@ class _NameIndex:
 
     def _count(self, dump: Dump, sign: int, touched: set[str]) -> None:
         """Add (or with ``sign`` -1 take back) the spellings a dump uses."""
-        self._add(dump.owner, 1000 * sign, touched)  # a profile's own spelling wins
+        owner = (dump.owner,)
+        self._add(self.key(dump.owner), dump.owner, 1000 * sign, touched)  # its own spelling wins
         for record in dump.records:
             for name in record.authors:
-                self._add(name, sign, touched)
+                self._add(self.tied_key(name, owner), name, sign, touched)
 
-    def _add(self, name: str, count: int, touched: set[str]) -> None:
-        key = self.key(name)
+    def _add(self, key: str, name: str, count: int, touched: set[str]) -> None:
         counts = self.spellings[key]
         counts[name] += count
         if not counts[name]:
@@ -223,9 +237,22 @@ class _NameIndex:
                 self.display.pop(key, None)
 
 
+_BRACKETED = re.compile(r"\s*[(（][^)）]*[)）]")
+
+
+def _bare(name: str) -> str:
+    """The folded name without its bracketed parts (``Li Na (李娜)`` -> ``li na``)."""
+    return fold(_BRACKETED.sub("", name))
+
+
 def _best_spelling(counts: Counter[str]) -> str:
-    """Most used spelling; ties go to the one with more non-ASCII letters (accents kept)."""
-    return min(counts, key=lambda s: (-counts[s], -sum(ord(c) > 127 for c in s), s))
+    """Most used spelling; ties go to the one with more non-ASCII letters (accents kept). A
+    spelling that adds a bracketed form to it (``Li Na (李娜)``) is shown instead."""
+    def order(spelling: str) -> tuple[int, int, str]:
+        return -counts[spelling], -sum(ord(c) > 127 for c in spelling), spelling
+    best = min(counts, key=order)
+    longer = [s for s in counts if _bare(s) == fold(best) != fold(s)]
+    return min(longer, key=order) if longer else best
 
 
 def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagnostic]) -> Paper:
@@ -236,8 +263,9 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
         diagnostics.append(warning(lead.source.path, lead.source.line,
                                    f"records of this paper disagree on the year {years}; using {years[0]}"))
     listed = max((r for r in group if r.authors), key=lambda r: len(r.authors), default=None)
-    author_keys = _unique(names.key(n) for n in (listed.authors if listed else ()))
-    extra = _unique(k for k in (names.key(r.owner) for r in group) if k not in author_keys)
+    owners = _unique(r.owner for r in group)
+    author_keys = _unique(names.tied_key(n, owners) for n in (listed.authors if listed else ()))
+    extra = _unique(k for k in map(names.key, owners) if k not in author_keys)
     subjects = _unique(s for r in sorted(group, key=lambda r: r.source) for s in r.subjects)
     origin: TitleOrigin = "dump" if lead.title else "derived"
     title = lead.title or derive_title(lead.abstract)

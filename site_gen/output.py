@@ -187,6 +187,7 @@ class OutputTree:
         """
         _check_replaceable(self.output)
         try:
+            self.output.parent.mkdir(parents=True, exist_ok=True)  # --output www/site, no www/
             with writing_lock(self.output, self.waiting):
                 recover(self.output)
                 staging = self._begin()

@@ -28,6 +28,7 @@ from markupsafe import Markup
 
 from . import __version__, metadata
 from .config import Config
+from .lifeline import die_with_parent
 from .model import Author, Catalog, Paper, Subject, watch_reads
 from .output import Receipt, digest
 from .progress import NoProgress, Progress
@@ -202,7 +203,8 @@ class PageRendering:
             _JOB = self.job  # forked workers inherit it
             _compile_templates(self.job.env)
             self.progress.start(len(self.job.routes), "rendering")
-            self._pool = multiprocessing.get_context("fork").Pool(self.workers)
+            self._pool = multiprocessing.get_context("fork").Pool(
+                self.workers, initializer=die_with_parent, initargs=(os.getpid(),))
             batches = _parallel_batches(self.job.routes, self.workers)
             if self.job.remember:
                 batches, self._local = _lists_apart(self.job.routes, batches)

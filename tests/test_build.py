@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import site_gen.build as build_module
 from site_gen.build import Builder
 from site_gen.cli import main
 from site_gen.output import MARKER
+from site_gen.text import esc
 
 GOOD = {"content/dumps/a.txt": listing_dump("Ann Lee", [
     (2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
@@ -77,6 +79,46 @@ def test_output_has_marker_and_no_leftover_staging(make_project) -> None:
     assert build(project).ok and build(project).ok
     assert (project / "_site" / MARKER).is_file()
     assert sorted(p.name for p in project.iterdir()) == ["_site", "content"]
+
+
+REAL_OWNERS = ["Wei Wang 0001", "María de los Ángeles García López de Mendoza Ruiz", "Li Na (李娜)",
+               "Dr. Hans-Peter Müller, PhD"]
+
+
+def test_real_world_owner_names_build_checked_sites(make_project) -> None:
+    """The four exports once refused for the shape of their owner's name (issue 20)."""
+    files = {f"content/dumps/{i}.txt": listing_dump(name, [(2024, f"A Paper About Topic Number {i}",
+                                                            abstract(f"topic{i}"), ["cs.LG"])])
+             for i, name in enumerate(REAL_OWNERS)}
+    files["content/dumps/co.txt"] = coauthor_dump("Wei Wang 0001", [
+        ("Wei Wang 0001, Ann Lee et al.", abstract("topic0")),
+        ("Bo Wu, Wei Wang 0002", abstract("another topic"))])
+    files["content/curation.yaml"] = "papers:\n  - match: {abstract: We study another topic}\n    year: 2023\n"
+    project = make_project(files)
+    assert build(project, strict=True).ok
+    assert main(["check", str(project / "_site"), "--site-url", "https://example.org/"]) == 0
+    authors = {a["name"]: a for a in json.loads((project / "_site/authors.json").read_text())["authors"]}
+    for i, name in enumerate(REAL_OWNERS):
+        page = (project / "_site/authors" / authors[name]["id"] / "index.html").read_text()
+        assert f"<h1>{esc(name)}</h1>" in page and f"A Paper About Topic Number {i}" in page
+    wei = authors["Wei Wang 0001"]
+    assert (wei["id"], len(wei["papers"]), len(wei["profiles"])) == ("wei-wang-0001", 2, 2)
+    assert authors["Wei Wang 0002"]["id"] == "wei-wang-0002"
+    assert (project / "_site/authors/wei-wang-0001/papers.bib").is_file()
+    assert (project / "_site/authors/wei-wang-0001/feed.xml").is_file()
+
+
+def test_output_whose_parents_are_missing_is_made_with_them(make_project) -> None:
+    project = make_project(GOOD)
+    assert main(["build", "-q", "--project", str(project), "--output",
+                 str(project / "www" / "deep" / "site")]) == 0
+    assert (project / "www/deep/site" / MARKER).is_file()
+    assert read_tree(project / "www/deep/site") == read_tree(_built(project, "_site"))
+
+
+def _built(project: Path, name: str) -> Path:
+    assert build(project, project / name).ok
+    return project / name
 
 
 def test_leftover_from_killed_build_is_recovered(make_project) -> None:

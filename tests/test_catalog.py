@@ -167,6 +167,49 @@ def test_names_match_after_unicode_folding_and_display_keeps_accents() -> None:
     assert all(a.id.isascii() for a in catalog.authors)
 
 
+def test_a_number_separates_people_and_slugs_keep_it() -> None:
+    catalog, _ = catalog_of(
+        record("a.txt", 1, "Wei Wang 0001", abstract("one"), "Paper One Is Here", 2020),
+        record("b.txt", 1, "Wei Wang 0001", abstract("one"), authors=("Wei Wang 0001", "Ann Lee")),
+        record("b.txt", 2, "Wei Wang 0001", abstract("two"), authors=("Wei Wang 0002", "Wei Wang")))
+    assert sorted(a.id for a in catalog.authors) == ["ann-lee", "wei-wang", "wei-wang-0001",
+                                                    "wei-wang-0002"]
+    one = catalog.author("wei-wang-0001")
+    assert (one.name, len(one.members), len(one.profiles)) == ("Wei Wang 0001", 2, 2)
+
+
+def test_a_bracketed_alias_is_the_bare_name_only_where_a_paper_ties_them() -> None:
+    catalog, _ = catalog_of(
+        record("a.txt", 1, "Li Na (李娜)", abstract("one"), "Paper One Is Here", 2020),
+        record("b.txt", 1, "Bo Wu", abstract("one"), authors=("Bo Wu", "Li Na")),  # same paper
+        record("c.txt", 1, "Cy Do", abstract("two"), authors=("Cy Do", "Li Na")))  # no tie
+    tied = next(p for p in catalog.papers if p.title == "Paper One Is Here")
+    assert [catalog.author(a).name for a in tied.all_author_ids] == ["Bo Wu", "Li Na (李娜)"]
+    other = next(p for p in catalog.papers if p is not tied)
+    assert [catalog.author(a).name for a in other.all_author_ids] == ["Cy Do", "Li Na"]
+    assert len([a for a in catalog.authors if a.name.startswith("Li Na")]) == 2
+
+
+def test_a_profile_ties_its_bare_owner_to_the_bracketed_form_it_lists() -> None:
+    catalog, _ = catalog_of(record("a.txt", 1, "Li Na", abstract("one"), authors=("Li Na (李娜)", "Bo Wu")),
+                            record("a.txt", 2, "Li Na", abstract("two"), "Paper Two Is Here", 2021))
+    li = next(a for a in catalog.authors if a.id != "bo-wu")
+    assert (li.name, len(li.members), len(li.profiles)) == ("Li Na (李娜)", 2, 1)
+
+
+def test_curation_variants_decide_over_a_tie() -> None:
+    curation = Curation(authors=(AuthorEdit(line=1, name="Li Na", variants=("Li Na (李娜)",)),))
+    catalog, _ = catalog_of(record("a.txt", 1, "Li Na (李娜)", abstract("one"), "Paper One Is Here", 2020),
+                            record("b.txt", 1, "Bo Wu", abstract("one"), authors=("Bo Wu", "Li Na")),
+                            curation=curation)
+    assert sorted(a.name for a in catalog.authors) == ["Bo Wu", "Li Na (李娜)"]
+    curation = Curation(authors=(AuthorEdit(line=1, name="Li Nana", variants=("Li Na",)),))
+    catalog, _ = catalog_of(record("a.txt", 1, "Li Na (李娜)", abstract("one"), "Paper One Is Here", 2020),
+                            record("b.txt", 1, "Bo Wu", abstract("one"), authors=("Bo Wu", "Li Na")),
+                            curation=curation)
+    assert sorted(a.name for a in catalog.authors) == ["Bo Wu", "Li Na", "Li Na (李娜)"]
+
+
 def test_owner_is_an_author_of_every_paper_in_their_dump() -> None:
     catalog, _ = catalog_of(record("a.txt", 1, "Ann Lee", abstract("one"), "Paper One", 2020),
                             record("b.txt", 1, "Bo Wu", abstract("two"), authors=("Cy Do",)))

@@ -69,6 +69,48 @@ def test_sigkill_at_random_moments_leaves_a_whole_site(make_project, tmp_path: P
     assert outcomes["old"] + outcomes["new"] == KILLS
 
 
+@pytest.mark.slow
+def test_no_process_of_a_build_outlives_a_sigkill(make_project) -> None:
+    """A site large enough to fork helpers (the files made ahead, render workers), killed 25
+    times at random moments: every process of each build is gone soon after."""
+    papers = [(2020 + i % 6, f"Forked Paper {i} On Systems", abstract(f"f{i}"), ["cs.LG"])
+              for i in range(450)]
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", papers)})
+    command = [sys.executable, "-m", "site_gen", "build", "-q", "-j", "2", "--project", str(project)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    started = time.perf_counter()
+    subprocess.run(command, check=True, env=env)
+    duration = time.perf_counter() - started
+    rng = random.Random(20261201)
+    for _ in range(KILLS):
+        (project / "content/dumps/a.txt").write_text(  # a build that changes files every time
+            listing_dump("Ann Lee", papers[: rng.randrange(400, 450)]), encoding="utf-8")
+        child = subprocess.Popen(command, env=env)
+        time.sleep(rng.uniform(0, duration * 1.1))
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        assert _survivors(str(project), within=10.0) == []
+
+
+def _survivors(marker: str, within: float) -> list[int]:
+    """Pids of processes whose command line names ``marker``, waiting up to ``within`` s
+    for them to end (forked helpers keep their parent's command line)."""
+    deadline = time.monotonic() + within
+    while True:
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                cmdline = (proc / "cmdline").read_bytes()
+                state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if proc.name.isdigit() and marker.encode() in cmdline and state != "Z":
+                found.append(int(proc.name))
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
 def _restore(project: Path, content: Path) -> None:
     shutil.rmtree(project / "content")
     shutil.copytree(content, project / "content")

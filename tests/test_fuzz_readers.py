@@ -6,18 +6,23 @@ Profiles: the default (CI) runs a few hundred cases per property; set
 
 from __future__ import annotations
 
+import json
 import os
 import random
+import re
+import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import SEEDS, abstract, coauthor_dump, listing_dump
-from site_gen.catalog import build_catalog
+from conftest import SEEDS, abstract, coauthor_dump, listing_dump, write_files
+from site_gen.build import Builder
+from site_gen.catalog import _bare, build_catalog
 from site_gen.curation import Curation
 from site_gen.diagnostics import Severity
 from site_gen.readers import read_dump
+from site_gen.text import esc, fold
 
 LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
 PROFILE = settings(max_examples=5000 if LONG else 300, deadline=None, derandomize=not LONG,
@@ -127,3 +132,86 @@ def test_conservation_records_in_papers_out(corpus: tuple[dict[str, str], int]) 
     assert sum(len(p.sources) for p in catalog.papers) == records
     sources = {s for p in catalog.papers for s in p.sources}
     assert sources == {r.source for d in dumps for r in d.records}
+
+
+# ---- names of every kind: every record is on the site, under the name its dump gave ------
+
+_LETTERS = st.characters(categories=("Lu", "Ll", "Lt", "Lm", "Lo", "Nd"))
+_MARKUP = st.sampled_from(["<", ">", '"', "'", "-", "<b>", "</b>", "*"])
+_PLAIN = st.lists(st.one_of(_LETTERS, _LETTERS, _MARKUP), min_size=1, max_size=8).map("".join)
+_WORD = st.one_of(_PLAIN, _PLAIN, st.tuples(st.sampled_from(["()", "[]", "{{}}", "（）"]), _PLAIN).map(
+    lambda pair: pair[0][: len(pair[0]) // 2] + pair[1] + pair[0][len(pair[0]) // 2:]))
+_SUFFIX = st.sampled_from(["", "", ", Jr.", ", PhD", " III", ", MD"])
+
+
+@st.composite
+def person_names(draw: st.DrawFn, listed: bool = False) -> str:
+    """A name of 1-16 words from any script, digits, brackets and markup characters; owners
+    may also hold ``&`` and titles (in an author list ``&`` separates names)."""
+    words = draw(st.lists(_WORD, min_size=1, max_size=15))
+    name = " ".join(words) + draw(_SUFFIX)
+    if not listed and draw(st.booleans()):
+        name = draw(st.sampled_from(["Dr. ", "Prof. ", ""])) + name + draw(st.sampled_from([" & Co", ""]))
+    name = unicodedata.normalize("NFC", name)
+    assume(name == name.strip() and len(name.split()) <= 16 and len(name) <= 200 and fold(name))
+    assume(not re.match(r"(?i)arxiv|\d+ records?|publications and|at least|linked to", name))
+    return name
+
+
+@st.composite
+def named_corpora(draw: st.DrawFn) -> tuple[dict[str, str], list[str]]:
+    """A listing and a co-author dump whose owners and listed authors have drawn names, all
+    told apart by folding and by brackets (so no two are one person)."""
+    names = draw(st.lists(person_names(listed=True), min_size=2, max_size=5))
+    owners = [draw(person_names()), draw(person_names())]
+    everyone = names + owners
+    assume(len({fold(n) for n in everyone}) == len(everyone))
+    folds = {fold(n) for n in everyone}
+    assume(all(_bare(n) == fold(n) or _bare(n) not in folds for n in everyone))
+    listing = listing_dump(owners[0], [(2020 + i, f"Paper {i} About Names Here", abstract(f"names {i}"),
+                                        ["cs.LG"]) for i in range(2)])
+    coauthor = coauthor_dump(owners[1], [(", ".join(names) + " et al.", abstract("names 0")),
+                                         (names[0], abstract("names other"))])
+    return {"a.txt": listing, "b.txt": coauthor}, everyone
+
+
+@PROFILE
+@given(named_corpora())
+def test_every_record_is_on_the_site_under_the_name_its_dump_gave(
+        corpus: tuple[dict[str, str], list[str]]) -> None:
+    files, _ = corpus
+    dumps = []
+    for name, text in sorted(files.items()):
+        dump, diagnostics = read_dump(name, text.encode())
+        assert dump is not None, [str(d) for d in diagnostics]
+        assert not [d for d in diagnostics if d.severity is Severity.ERROR]
+        dumps.append(dump)
+    catalog, _ = build_catalog(dumps, Curation())
+    by_source = {s: p for p in catalog.papers for s in p.sources}
+    for dump in dumps:
+        for record in dump.records:
+            paper = by_source[record.source]
+            shown = [catalog.author(a).name for a in paper.all_author_ids]
+            assert dump.owner in shown
+            assert [n for n in shown if n in record.authors] == list(record.authors)
+    ids = [a.id for a in catalog.authors]
+    assert len(set(ids)) == len(ids) and all(re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", i) for i in ids)
+
+
+@settings(PROFILE, max_examples=40 if LONG else 6,  # builds a site per example: no shrinking
+          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(corpus=named_corpora())
+def test_every_name_has_its_page_showing_it_as_written(
+        corpus: tuple[dict[str, str], list[str]], tmp_path_factory: pytest.TempPathFactory) -> None:
+    files, everyone = corpus
+    project = write_files(tmp_path_factory.mktemp("names"), {
+        "content/site.yaml": "title: Names\nsite_url: https://example.org/\n",
+        **{f"content/dumps/{name}": text for name, text in files.items()}})
+    result = Builder(project).build()
+    assert result.ok, [str(d) for d in result.diagnostics]
+    authors = json.loads((project / "_site/authors.json").read_text(encoding="utf-8"))["authors"]
+    assert sorted(a["name"] for a in authors) == sorted(everyone)
+    for author in authors:
+        page = (project / "_site/authors" / author["id"] / "index.html").read_text(encoding="utf-8")
+        assert f"<h1>{esc(author['name'])}" in page
+        assert author["papers"] and (project / "_site/authors" / author["id"] / "feed.xml").is_file()

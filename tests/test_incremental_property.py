@@ -18,7 +18,7 @@ from site_gen import render
 from site_gen.build import Builder
 
 LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
-OWNERS = ["Ann Lee", "Bo Wu", "José Núñez", "王小明"]
+OWNERS = ["Ann Lee", "Bo Wu", "José Núñez", "王小明", "Li Na (李娜)", "Li Na", "Wei Wang 0001"]
 POOL = [(2018 + i % 8, f"Paper {i} On {w} Systems", abstract(f"{w} number {i}"), [s])
         for i, (w, s) in enumerate(zip(["rollout", "cache", "graph", "kernel", "agent", "token",
                                         "shard", "lattice", "speech", "policy"],
@@ -42,7 +42,7 @@ def apply(dumps: Path, op: tuple) -> None:
     if kind == "listing":
         slot.write_text(listing_dump(op[2], [POOL[i] for i in sorted(op[3])]), encoding="utf-8")
     elif kind == "coauthor":
-        entries = [(f"{OWNERS[(i + 1) % 4]}, {OWNERS[(i + 2) % 4]} et al.", POOL[i][2].upper())
+        entries = [(f"{OWNERS[(i + 1) % 7]}, {OWNERS[(i + 2) % 7]} et al.", POOL[i][2].upper())
                    for i in sorted(op[3])]
         slot.write_text(coauthor_dump(op[2], entries), encoding="utf-8")
     elif kind == "edit" and slot.exists():

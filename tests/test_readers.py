@@ -187,3 +187,77 @@ def test_broken_input_gives_an_error_at_its_line(data: bytes, line: int, fragmen
     assert (found[0].path, found[0].line) == ("content/dumps/bad.txt", line)
     assert fragment in found[0].message
     assert str(found[0]).startswith(f"content/dumps/bad.txt:{line}: ")
+
+
+# ---- names are placed by the grammar, whatever they spell ------------------------------
+
+REAL_NAMES = ["Wei Wang 0001", "María de los Ángeles García López de Mendoza Ruiz", "Li Na (李娜)",
+              "Dr. Hans-Peter Müller, PhD", "J.R.R. Tolkien", "Bob", "<b>x</b>", "{{ 7*7 }}",
+              "O'Brien & \"Sons\"", "محمد بن سلمان", "Nguyễn Thị Minh Khai", "a b c d e f g h i j k l m n o p"]
+
+
+@pytest.mark.parametrize("name", REAL_NAMES)
+@pytest.mark.parametrize("variant", [lambda t: t, lambda t: "\ufeff" + t.replace("\n", "\r\n")],
+                         ids=["lf", "bom-crlf"])
+def test_any_name_in_the_owners_place_is_the_owner(name: str, variant) -> None:
+    text = listing_dump(name, [(2024, "A Study of Engines", abstract("engines"), ["cs.LG", "stat.ML"]),
+                               (2023, "Notes on Looms", abstract("looms"), ["cs.AI"])])
+    dump, diagnostics = read(variant(text))
+    assert diagnostics == []
+    assert (dump.format, dump.owner, len(dump.records)) == ("listing", name, 2)
+    assert dump.records[0].subjects == ("cs.LG", "stat.ML")
+
+
+@pytest.mark.parametrize("name", [n for n in REAL_NAMES if "&" not in n])
+def test_any_name_owns_a_coauthor_dump_and_stands_in_author_lists(name: str) -> None:
+    text = coauthor_dump(name, [(f"{name}, Ann Lee et al.", abstract("engines")),
+                                (f"Bo Wu; {name}", abstract("looms"))])
+    dump, diagnostics = read(text)
+    assert diagnostics == []
+    assert (dump.format, dump.owner) == ("coauthor", name)
+    assert [r.authors for r in dump.records] == [(name, "Ann Lee"), ("Bo Wu", name)]
+
+
+def test_a_name_longer_than_sixteen_words_is_refused_where_the_owner_stands() -> None:
+    long = " ".join(["Name"] * 17)
+    dump, diagnostics = read(listing_dump(long, [(2024, "A Study of Engines", abstract("x"), ["cs.LG"])]))
+    assert dump is None
+    assert "expected the profile owner's name (up to 16 words)" in errors(diagnostics)[0].message
+
+
+@pytest.mark.parametrize("line, authors, et_al", [
+    ("Martin Luther King, Jr., Ann Lee and Bo Wu", ("Martin Luther King, Jr.", "Ann Lee", "Bo Wu"), False),
+    ("Ann Lee, PhD, Bo Wu, M.D., Carl Gauss III et al.", ("Ann Lee, PhD", "Bo Wu, M.D.", "Carl Gauss III"),
+     True),
+    ("Li Na (李娜, Nina); Wei Wang 0001 & Wei Wang 0002", ("Li Na (李娜, Nina)", "Wei Wang 0001",
+                                                        "Wei Wang 0002"), False),
+    ("Dr. Hans-Peter Müller, PhD, 王小明 et al", ("Dr. Hans-Peter Müller, PhD", "王小明"), True),
+])
+def test_author_lists_split_on_separators_and_keep_suffixes(line: str, authors, et_al: bool) -> None:
+    dump, diagnostics = read(coauthor_dump("Ann Lee", [(line, abstract("x"))]))
+    assert diagnostics == []
+    assert (dump.records[0].authors, dump.records[0].et_al) == (authors, et_al)
+
+
+def test_short_abstract_paragraphs_stay_with_their_abstract() -> None:
+    """A short line is an author list only when an abstract follows it."""
+    text = ("Ann Lee\n\nBo Wu, Carl Gauss et al.\n\n" + abstract("x") + "\n\nAccepted at ICML 2024\n\n"
+            "Dan Ek\n\n" + abstract("y") + "\n\nCode at github dot com\n")
+    dump, diagnostics = read(text)
+    assert diagnostics == []
+    assert [r.authors for r in dump.records] == [("Bo Wu", "Carl Gauss"), ("Dan Ek",)]
+    assert dump.records[0].abstract.endswith("\n\nAccepted at ICML 2024")
+    assert dump.records[1].abstract.endswith("\n\nCode at github dot com")
+
+
+@pytest.mark.parametrize("header_line, fragment", [
+    ("arXiv 2025 preprint", "not a record's source line: expected 'arXiv' and a year"),
+    ("Somebody Else", "expected 'Publications and source records attributed to NAME.', a record count"),
+])
+def test_a_misplaced_header_line_says_what_was_expected(header_line: str, fragment: str) -> None:
+    text = listing_dump("Ann Lee", [(2024, "A Study of Engines", abstract("x"), ["cs.LG"])])
+    text = text.replace("1 recordLinked", header_line + "\n\n1 recordLinked")
+    dump, diagnostics = read(text, "content/dumps/bad.txt")
+    assert dump is None
+    assert str(errors(diagnostics)[0]).startswith("content/dumps/bad.txt:7: ")
+    assert fragment in errors(diagnostics)[0].message

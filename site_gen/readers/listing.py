@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from ..diagnostics import Diagnostic, error, warning
 from ..model import CountClaim, Dump, Record, SourceRef
 from ..subjects import category, looks_like_category
-from .names import is_name
+from ..text import fold
+from .names import MAX_NAME_WORDS, is_name
 from .source import Line
 
 FORMAT = "listing"
@@ -91,6 +92,8 @@ def read(path: str, lines: Sequence[Line]) -> tuple[Dump | None, list[Diagnostic
 def _read_header(
     path: str, lines: Sequence[Line], diagnostics: list[Diagnostic]
 ) -> tuple[str, int, CountClaim | None] | None:
+    """The header's lines by their place: after the optional label, the owner's line holds
+    the owner whatever it spells; then the attribution, count and 'Linked' lines."""
     owner: Line | None = None
     attributed: Line | None = None
     claim: CountClaim | None = None
@@ -103,12 +106,13 @@ def _read_header(
         elif match := _COUNT.fullmatch(text):
             count = int(match.group(2).replace(",", ""))
             claim = CountClaim(count, bool(match.group(1)))
-        elif owner is None and is_name(text):
+        elif (owner_place := owner is None and attributed is None and claim is None) \
+                and is_name(text):
             owner = line
         else:
-            diagnostics.append(error(path, line.number, f"unexpected line in the header: {text[:60]!r}"))
+            diagnostics.append(error(path, line.number, _misplaced(text, owner_place)))
             return None
-    if owner and attributed and _fold(owner.text) != _fold(attributed.text):
+    if owner and attributed and fold(owner.text) != fold(attributed.text):
         diagnostics.append(warning(path, attributed.number,
                                    f"header names {owner.text!r} but attributes records to "
                                    f"{attributed.text!r}; using {owner.text!r}"))
@@ -120,8 +124,17 @@ def _read_header(
     return owner.text, owner.number, claim
 
 
-def _fold(name: str) -> str:
-    return " ".join(name.casefold().split())
+def _misplaced(text: str, owner_place: bool) -> str:
+    """What the header expected where ``text`` stands."""
+    found = f"found {text[:60]!r}"
+    if text[:5].casefold() == "arxiv":
+        return f"not a record's source line: expected 'arXiv' and a year, such as 'arXiv2025'; {found}"
+    if owner_place:
+        return (f"unexpected line in the header: expected the profile owner's name "
+                f"(up to {MAX_NAME_WORDS} words); {found}")
+    return ("unexpected line in the header: expected 'Publications and source records "
+            "attributed to NAME.', a record count such as '7 records', or a record's source "
+            f"line such as 'arXiv2025'; {found}")
 
 
 def _record_groups(lines: Sequence[Line]) -> list[list[Line]]:

@@ -7,7 +7,9 @@ the search page is driven with a query that matches them, and the feeds are open
 
 from __future__ import annotations
 
+import json
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,10 @@ PAYLOADS = [
 ]
 HOSTILE_TITLE = "Evil " + " ".join(PAYLOADS[:4]) + " {{ 7*7 }}"
 LITERALS = ["<script>", "{{ 7*7 }}", "{% if true %}JINJA{% endif %}", "onerror="]
+HOSTILE_OWNER = f'<b>x</b> <img src=x onerror="{CANARY}"> {{{{ 7*7 }}}} & "q"'
+"""A name the grammar places as a profile's owner, markup and all."""
+HOSTILE_AUTHORS = ["<b>x</b>", "{{ 7*7 }}", "<script>alert(1)</script>"]
+"""Names in a co-author dump's author list."""
 
 
 def hostile_listing() -> str:
@@ -51,6 +57,14 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (project / "content/dumps/a.txt").write_text(hostile_listing(), encoding="utf-8")
     (project / "content/dumps/b.txt").write_text(
         "Ann Lee\n\nBo Wu, Cy Do et al.\n\n" + f"Co-author abstract {PAYLOADS[0]} {PAYLOADS[5]} " * 20 + "\n")
+    named = ("Names abstract: we study what a name may hold in large language model systems "
+             "and whether it is shown as written on every page, feed and export. ") * 3
+    (project / "content/dumps/c.txt").write_text(
+        f"arXiv subjects\n\n{HOSTILE_OWNER}\n\nPublications and source records attributed to "
+        f"{HOSTILE_OWNER}.\n\n1 record\n\narXiv2024\n\nWhat Names May Hold\n\n{named}\n\ncs.LG↗\n",
+        encoding="utf-8")
+    (project / "content/dumps/d.txt").write_text(
+        f"Cy Do\n\n{', '.join(HOSTILE_AUTHORS)}, Cy Do et al.\n\n{named}\n", encoding="utf-8")
     (project / "content/curation.yaml").write_text(
         "authors:\n  - name: Bo Wu\n    display_name: \"Bo <img src=x onerror='" + CANARY.replace("'", "") +
         "'> {{ 7*7 }}\"\n    affiliation: \"</script><script>alert(1)</script>\"\n")
@@ -82,6 +96,55 @@ def test_no_script_runs_and_text_is_literal_on_every_page(hostile_site, page, se
                     assert literal in text, (url, literal)
     assert dialogs == []
     assert page.console_errors == []
+
+
+def test_hostile_names_show_literally_on_their_pages(hostile_site, page, serve_directory) -> None:
+    dialogs = _guard(page)
+    paper = hostile_site / "papers/what-names-may-hold/index.html"
+    authors = json.loads((hostile_site / "authors.json").read_text())["authors"]
+    people = [hostile_site / "authors" / a["id"] / "index.html" for a in authors
+              if a["name"] in (HOSTILE_OWNER, *HOSTILE_AUTHORS)]
+    assert paper.is_file() and len(people) == 4
+    with serve_directory(hostile_site, "/lab/") as base:
+        page.goto(base + "papers/what-names-may-hold/")
+        text = page.evaluate("document.body.innerText")
+        for name in [HOSTILE_OWNER, *HOSTILE_AUTHORS]:
+            assert name in text, name
+        for path in people:
+            page.goto(base + str(path.relative_to(hostile_site)).removesuffix("index.html"))
+            heading = page.inner_text("h1")
+            assert heading in [HOSTILE_OWNER, *HOSTILE_AUTHORS], heading
+            assert "What Names May Hold" in page.evaluate("document.body.innerText")
+            assert page.evaluate("document.querySelectorAll('main b, main img').length") == 0
+            assert page.evaluate("window.__pwned") is None
+    assert dialogs == []
+
+
+def test_hostile_names_are_literal_in_feeds_and_exports(hostile_site) -> None:
+    """Every feed parses as XML holding the names as text (no element made of them), every
+    JSON export holds them as strings, BibTeX holds them with its specials escaped."""
+    for feed in sorted(hostile_site.rglob("*.xml")):
+        tree = ET.parse(feed)
+        assert not [e for e in tree.iter() if e.tag.rsplit("}", 1)[-1] in ("b", "img", "script")]
+    owner_feeds = [f for f in hostile_site.glob("authors/*/feed.xml")
+                   if HOSTILE_OWNER in "".join(ET.parse(f).getroot().itertext())]
+    ids = {a["name"]: a["id"] for a in json.loads((hostile_site / "authors.json").read_text())["authors"]}
+    assert {HOSTILE_OWNER, *HOSTILE_AUTHORS} <= ids.keys()
+    assert hostile_site / "authors" / ids[HOSTILE_OWNER] / "feed.xml" in owner_feeds
+    ld = [json.loads(m) for m in re.findall(
+        r'<script type="application/ld\+json">(.*?)</script>',
+        (hostile_site / "papers/what-names-may-hold/index.html").read_text(encoding="utf-8"), re.DOTALL)]
+    assert HOSTILE_OWNER in _strings(ld)
+    bib = "\n".join(p.read_text(encoding="utf-8") for p in hostile_site.rglob("*.bib"))
+    assert "<b>x</b>" in bib and "\\textbraceleft{}\\textbraceleft{} 7*7" in bib
+
+
+def _strings(value: object) -> set[str]:
+    """Every string in a parsed JSON value."""
+    if isinstance(value, str):
+        return {value}
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return set().union(*map(_strings, items))
 
 
 def test_search_results_show_hostile_titles_inertly(hostile_site, page, serve_directory) -> None:
