@@ -377,7 +377,9 @@
 
   // Doc numbers that match every query word, best first: BM25F, the sum over the query
   // words of idf times the saturated weighted frequency (per field the best matching term),
-  // then doc number (papers newest first, then authors with most papers).
+  // then doc number (papers newest first, then authors with most papers). When less than a
+  // page match every word, those that match fewer follow, most words first; hits.full says
+  // how many match every word.
   function rank(matches, allowed) {
     var size = meta.docs;
     var count = new Uint8Array(size), score = new Float64Array(size);
@@ -405,11 +407,16 @@
         score[id] += idf * tf * (K1 + 1) / (K1 + tf);
       });
     });
-    var hits = [];
+    var hits = [], some = [];
     for (var id = 0; id < size; id++) {
-      if (count[id] === matches.length && (!allowed || allowed(id))) hits.push(id);
+      if (!count[id] || (allowed && !allowed(id))) continue;
+      (count[id] === matches.length ? hits : some).push(id);
     }
-    hits.sort(function (a, b) { return score[b] - score[a] || a - b; });
+    var order = function (a, b) { return count[b] - count[a] || score[b] - score[a] || a - b; };
+    hits.sort(order);
+    var full = hits.length;
+    if (full < PAGE) hits = hits.concat(some.sort(order));
+    hits.full = full;
     return hits;
   }
 
@@ -462,14 +469,14 @@
         } else {
           for (var id = 0; id < meta.papers; id++) if (allowed(id)) ids.push(id);
         }
-        return {matches: matches, ids: ids};
+        return {matches: matches, ids: ids, full: qwords.length ? ids.full : ids.length};
       });
     }
-    // Typos are looked for only when the words as typed find less than a page.
+    // Typos are looked for only when less than a page matches every word as typed.
     var typos = qwords.some(function (w) { return w.length >= 5; });
     results(false)
       .then(function (found) {
-        return mine === sequence && found.ids.length < PAGE && typos ? results(true) : found;
+        return mine === sequence && found.full < PAGE && typos ? results(true) : found;
       })
       .then(function (found) {
         if (mine !== sequence) return;
