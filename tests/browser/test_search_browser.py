@@ -214,3 +214,20 @@ def test_search_works_on_the_generated_corpus(page, corpus_site, corpus_base, vi
     fetched = [u for u in page.requests if "/search/index/" in u]
     assert not any(u.endswith("search.json") for u in page.requests)  # the big file is not needed
     assert fetched and page.failed_requests == [] and page.console_errors == []
+
+
+def test_plurals_and_other_forms_of_a_word_match(search_page) -> None:
+    kv = search(search_page, "kv cache")
+    assert len(kv) >= 2 and search(search_page, "KV caches")[:2] == kv[:2]  # a plural
+    assert search(search_page, "quantizer")[0].startswith("Learning Grouped Lattice Vector Quantizers")
+    assert search(search_page, "recommender")[0].startswith("RecIS")
+    assert search(search_page, "asynchronous")[0].startswith("Part II: ROLL Flash")  # Asynchrony
+    marks = search_page.locator("#search-results li").first.locator("mark").all_inner_texts()
+    assert marks == ["Asynchrony"]  # another form is highlighted whole
+
+
+def test_ranking_puts_the_title_that_is_the_query_first(search_page) -> None:
+    laws = search(search_page, "scaling laws")  # "Scaling Law" in the title, then "Scaling" only
+    assert laws[0].startswith("D-CPT Law") and laws[1].startswith("Every Step Evolves: Scaling")
+    roll = search(search_page, "roll")  # the word itself before words that start with it
+    assert sorted(t.split(":")[0] for t in roll[:2]) == ["Let It Flow", "Part II"]
