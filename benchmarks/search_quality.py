@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests" / "browser"))
 
-from search_bench import STATIC_SERVER, install_peers, run  # noqa: E402
+from search_bench import STATIC_SERVER, install_peers, run
 
 SHOWN = 10
 

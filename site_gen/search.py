@@ -31,6 +31,9 @@ from .urls import author_url, paper_url
 SEARCH_FILE = "search.json"
 INDEX_DIR = "search/index/"
 SEARCH_VERSION = 3
+"""Format version of the index files (``meta.json`` and the files it names)."""
+LISTING_VERSION = 2
+"""Format version of ``search.json``."""
 SHARD_BYTES = 12_000
 """Term shards are cut at about this many bytes: small enough that a query loads little."""
 PAPER_GROUP, AUTHOR_GROUP = 16, 64
@@ -147,7 +150,7 @@ def search_index(catalog: Catalog) -> dict[str, object]:
         for a in catalog.authors
     ]
     subjects = {s.code: s.name for s in catalog.subjects}
-    return {"version": SEARCH_VERSION, "index": INDEX_DIR + "meta.json", "papers": papers,
+    return {"version": LISTING_VERSION, "index": INDEX_DIR + "meta.json", "papers": papers,
             "authors": authors, "subjects": subjects}
 
 
@@ -355,7 +358,7 @@ def _search_json(catalog: Catalog, papers: list[Paper], authors: list[Author],
     by_author = dict(zip(map(_ID, authors), entries[len(papers):]))
     subjects = json_bytes({s.code: s.name for s in catalog.subjects})
     return json_object_parts(
-        {"version": json_bytes(SEARCH_VERSION), "index": json_bytes(INDEX_DIR + "meta.json"),
+        {"version": json_bytes(LISTING_VERSION), "index": json_bytes(INDEX_DIR + "meta.json"),
          "papers": json_array(map(by_paper.__getitem__, map(_ID, catalog.papers))),
          "authors": json_array(map(by_author.__getitem__, map(_ID, catalog.authors))),
          "subjects": subjects}, b"\n")
