@@ -337,7 +337,7 @@
     var from = word.slice(0, Math.max(3, word.length - 7));
     var wanted = {};
     prefixShards(word).concat(prefixShards(root)).forEach(function (i) { wanted[i] = true; });
-    for (var i = shardIndex(from); i <= shardIndex(word); i++) wanted[i] = true;
+    for (var i = shardIndex(from); i <= shardIndex(word) && i < meta.shards.length; i++) wanted[i] = true;
     var wantTypos = withTypos && word.length >= 5 && meta.letters.indexOf(letterKey(word)) >= 0;
     var vocab = wantTypos ? load("v/" + letterKey(word) + ".json") : Promise.resolve("");
     return Promise.all([loadShards(Object.keys(wanted).map(Number)), vocab]).then(function (loaded) {
@@ -472,11 +472,15 @@
         return {matches: matches, ids: ids, full: qwords.length ? ids.full : ids.length};
       });
     }
-    // Typos are looked for only when less than a page matches every word as typed.
-    var typos = qwords.some(function (w) { return w.length >= 5; });
+    // Typos are looked for only when less than a page matches every word as typed; the
+    // vocabularies they need (small) are fetched meanwhile, saving a round trip then.
+    var typos = qwords.filter(function (w) {
+      return w.length >= 5 && meta.letters.indexOf(letterKey(w)) >= 0;
+    });
+    typos.forEach(function (w) { load("v/" + letterKey(w) + ".json").catch(function () {}); });
     results(false)
       .then(function (found) {
-        return mine === sequence && found.full < PAGE && typos ? results(true) : found;
+        return mine === sequence && found.full < PAGE && typos.length ? results(true) : found;
       })
       .then(function (found) {
         if (mine !== sequence) return;
