@@ -456,7 +456,7 @@
     var qwords = queryWords(wanted.query).slice(0, 12);
     form.setAttribute("data-state", "searching");
     if (!qwords.length && !wanted.subject && !wanted.year) {
-      show(wanted, qwords, [], []);
+      show(wanted, qwords, [], [], 0);
       return;
     }
     var filter = filterFor(wanted.subject, wanted.year);
@@ -490,7 +490,7 @@
           return {prefix: qwords[i], terms: matched};
         });
         return fetchFragments(found.ids.slice(0, PAGE)).then(function () {
-          if (mine === sequence) show(wanted, qwords, found.ids, marks);
+          if (mine === sequence) show(wanted, qwords, found.ids, marks, found.full);
         });
       })
       .catch(function (error) {
@@ -511,17 +511,20 @@
   }
 
   // ---- rendering -------------------------------------------------------------------------
-  function show(wanted, qwords, ids, marks) {
+  // full: how many of ids match every query word (the others follow them).
+  function show(wanted, qwords, ids, marks, full) {
     current = {ids: ids, shown: 0, marks: marks};
     list.textContent = "";
     appendResults();
     var filtered = wanted.subject || wanted.year;
     var text = "";
     if (qwords.length || filtered) {
-      text = ids.length === 0 ? "No results" : ids.length + (ids.length === 1 ? " result" : " results");
+      var some = ids.length - full;
+      text = ids.length === 0 ? "No results" : full + (full === 1 ? " result" : " results");
       if (qwords.length) text += " for “" + wanted.query.trim() + "”";
       if (wanted.subject) text += " in " + wanted.subject + " " + (subjectNames[wanted.subject] || "");
       if (wanted.year) text += (wanted.subject ? "," : "") + " from " + wanted.year;
+      if (some) text += ", then " + some + (some === 1 ? " that matches" : " that match") + " some of the words";
       text += ids.length === 0 ? ". Check the spelling, use fewer words, or clear the filters." : ".";
     } else if (wanted.query.trim()) {
       text = "Keep typing: single letters and words such as “the” are not searched.";
