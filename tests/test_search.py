@@ -141,3 +141,16 @@ def test_words_split_as_the_separator_regex_does(text: str) -> None:
     """ASCII text is split by a bytes table; any text must split as search.js's regex does."""
     from site_gen.search import _SEPARATORS, fold, words
     assert words(text) == [w for w in _SEPARATORS.split(fold(text)) if w]
+
+
+def test_titles_are_stemmed_names_are_not_and_levels_weigh_length() -> None:
+    from site_gen.search import ABSTRACT, AUTHORS, TITLE, field_terms
+    assert {t for t, _ in field_terms("Elastic Caches for the Rollouts", TITLE)} == {
+        "elast", "cach", "rollout"}  # stems, no stopwords
+    assert {t for t, _ in field_terms("Ann Rollings and Bo Caches", AUTHORS, names=True)} == {
+        "ann", "rollings", "and", "bo", "caches"}  # names as written, stopwords too
+    short = dict(field_terms("Caches", TITLE))
+    long = dict(field_terms("Caches " + " ".join(f"w{i}x" for i in range(20)), TITLE))
+    assert short["cach"] == 1 and long["cach"] == 2  # strongly in a short title, weakly in a long one
+    repeated = dict(field_terms("cache " * 5 + abstract("memory"), ABSTRACT))
+    assert repeated["cach"] == 1 and dict(field_terms(abstract("memory"), ABSTRACT))["memori"] == 1
