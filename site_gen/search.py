@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-import snowballstemmer
+from snowballstemmer.english_stemmer import EnglishStemmer
 
 from .memo import Carried, CatalogDelta, Pieces, in_step, made_files
 from .model import Author, Catalog, Paper
@@ -100,9 +100,10 @@ def _split(folded: str) -> list[str]:
 
 
 @functools.cache
-def _english() -> snowballstemmer.Stemmer:
-    """The Snowball English stemmer (one per process)."""
-    return snowballstemmer.stemmer("english")
+def _english() -> EnglishStemmer:
+    """The Snowball English stemmer (one per process): snowballstemmer's own code, never
+    PyStemmer's C library, which may bundle another Snowball version than search.js ports."""
+    return EnglishStemmer()
 
 
 _ASCII_WORD = re.compile("[a-z0-9]+")
