@@ -108,7 +108,7 @@ def peer_documents(catalog: object) -> list[dict[str, object]]:
         f = doc.fragment
         out.append({"url": "/site/" + str(f["u"]), "title": f["t"], "authors": f["a"],
                     "year": f["y"], "subjects": [f"{c} {names[c]}" for c in f["s"]],
-                    "abstract": f["b"], "id": paper.id})
+                    "abstract": doc.fields[3], "id": paper.id})
     return out
 
 

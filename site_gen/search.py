@@ -10,15 +10,18 @@ is safe even if someone inlines it into a ``<script>``. Formats: docs/search.md.
 from __future__ import annotations
 
 import bisect
+import functools
 import hashlib
 import itertools
 import json
 import operator
 import re
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+
+from snowballstemmer.english_stemmer import EnglishStemmer
 
 from .memo import Carried, CatalogDelta, Pieces, in_step, made_files
 from .model import Author, Catalog, Paper
@@ -27,12 +30,25 @@ from .urls import author_url, paper_url
 
 SEARCH_FILE = "search.json"
 INDEX_DIR = "search/index/"
-SEARCH_VERSION = 2
+SEARCH_VERSION = 3
+"""Format version of the index files (``meta.json`` and the files it names)."""
+LISTING_VERSION = 2
+"""Format version of ``search.json``."""
 SHARD_BYTES = 12_000
 """Term shards are cut at about this many bytes: small enough that a query loads little."""
+PAPER_GROUP, AUTHOR_GROUP = 16, 64
+"""Result fragments per file, for papers and for authors (whose fragments are small): few
+files, yet a result list of ten downloads little besides the fragments it shows."""
 
 TITLE, AUTHORS, SUBJECTS, ABSTRACT = range(4)
 FIELDS = ("title", "authors", "subjects", "abstract")
+LEVELS = 3
+"""How strongly a field holds a term (``level``): 0 as usual, 1 strongly, 2 weakly."""
+TYPICAL_LENGTH = (9, 8, 6, 110)
+"""Words of each field in a typical paper, for the length normalisation of ``level``: fixed,
+so that a paper's levels depend on nothing but the paper (an edit rewrites its own terms)."""
+LENGTH_WEIGHT = (0.75, 0.5, 0.3, 0.75)
+"""BM25's b per field: how much a longer field dilutes each of its words."""
 STOPWORDS = frozenset([
     "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "in",
     "into", "is", "it", "its", "of", "on", "or", "our", "that", "the", "their", "this", "to",
@@ -83,6 +99,32 @@ def _split(folded: str) -> list[str]:
     return [w for w in _SEPARATORS.split(folded) if w]
 
 
+@functools.cache
+def _english() -> EnglishStemmer:
+    """The Snowball English stemmer (one per process): snowballstemmer's own code, never
+    PyStemmer's C library, which may bundle another Snowball version than search.js ports."""
+    return EnglishStemmer()
+
+
+_ASCII_WORD = re.compile("[a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def stem(word: str) -> str:
+    """The Snowball English stem of a folded word, as search.js's ``stem`` makes it; words
+    that are not plain ASCII letters and digits are their own stem. Cached: a corpus has a
+    few tens of thousands of distinct words in millions of places."""
+    return _english().stemWord(word) if _ASCII_WORD.fullmatch(word) else word
+
+
+def level(count: int, length: int, field: int) -> int:
+    """How strongly a field of ``length`` words that holds a term ``count`` times holds it:
+    BM25's normalised term frequency, in three steps (search.js weighs them 1, 2, 0.5)."""
+    b = LENGTH_WEIGHT[field]
+    weight = count / (1 - b + b * length / TYPICAL_LENGTH[field])
+    return 1 if weight >= 1.6 else 2 if weight < 0.7 else 0
+
+
 def indexable(word: str, field: int) -> bool:
     """Single ASCII characters and (outside names) stopwords are not worth a posting."""
     if len(word) == 1 and word.isascii():
@@ -109,7 +151,7 @@ def search_index(catalog: Catalog) -> dict[str, object]:
         for a in catalog.authors
     ]
     subjects = {s.code: s.name for s in catalog.subjects}
-    return {"version": SEARCH_VERSION, "index": INDEX_DIR + "meta.json", "papers": papers,
+    return {"version": LISTING_VERSION, "index": INDEX_DIR + "meta.json", "papers": papers,
             "authors": authors, "subjects": subjects}
 
 
@@ -142,21 +184,21 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None,
     docs: list[DocPiece] = []
     entries: list[bytes] = []
     papers, authors = ordered_papers(catalog), ordered_authors(catalog)
-    digests: dict[str, bytes] = {}
-    for number, fragment in enumerate(_counted_docs(catalog, papers, authors, docs, entries,
-                                                    memo)):
-        name = f"d/{number}.json"
-        digests[name] = _index_digest(fragment)
-        yield INDEX_DIR + name, fragment
+    made = _counted_docs(catalog, papers, authors, docs, entries, memo)
+    digests: list[bytes] = []
+    for name, start, end in _groups(len(papers), len(papers) + len(authors)):
+        fragments = list(itertools.islice(made, end - start))
+        digests += map(_index_digest, fragments)
+        yield INDEX_DIR + name, _group_json(fragments)
     yield SEARCH_FILE, _search_json(catalog, papers, authors, entries)
     del entries
     rest = _term_files(docs, memo)
-    for name in sorted(rest):
+    names = sorted(rest)
+    for name in names:
         data = rest.pop(name)
-        digests[name] = _index_digest(data)
+        digests.append(_index_digest(data))
         yield INDEX_DIR + name, data
-    names = sorted(digests)
-    version = hashlib.sha256(b"".join([digests[name] for name in names]))
+    version = hashlib.sha256(b"".join(digests))
     yield INDEX_DIR + "meta.json", encode_json(
         _manifest(catalog, docs, names, version.hexdigest()[:10], memo.shard_starts))
 
@@ -167,9 +209,10 @@ def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta |
 
     Each pass over the documents runs in C (``map``, ``compress``): a rebuild visits every
     document only to see that it is last build's very object, and makes the files of the
-    few that are not. Fragment ``d/<n>.json`` is carried over when document n is the object
-    whose fragment last build wrote there (only given ``delta``: after a failed build the
-    output may not hold it); its digest is reused whenever document n is the same object.
+    few that are not. A fragment file (``_groups``) is carried over when it holds the same
+    numbers as last build's and each of them is the object whose fragment last build wrote
+    there (only given ``delta``: after a failed build the output may not hold it); a
+    fragment's digest is reused whenever its document is the same object.
     """
     delta = in_step(delta, memo.catalog)
     if delta is not None:
@@ -190,11 +233,16 @@ def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta |
         fragment_digests[number] = _index_digest(docs[number].fragment)
     memo.catalog = None  # until the index is complete
     memo.pieces, memo.fragment_digests = docs, fragment_digests
-    names = _fragment_names(memo, total)
-    for number in changed if delta is not None else range(total):
-        yield names[number], docs[number].fragment
-    if delta is not None and len(changed) < total:
-        yield Carried(tuple(itertools.compress(names, same)))
+    groups, last = _groups(len(papers), total), memo.groups
+    carried = []
+    for name, start, end in groups:
+        if delta is not None and last.get(name) == (start, end) and all(same[start:end]):
+            carried.append(INDEX_DIR + name)
+        else:
+            yield INDEX_DIR + name, _group_json([d.fragment for d in docs[start:end]])
+    memo.groups = {name: (start, end) for name, start, end in groups}
+    if carried:
+        yield Carried(tuple(carried))
     yield SEARCH_FILE, _search_json(catalog, papers, authors, list(map(_ENTRY, docs)))
     rest = _term_files(docs, memo)
     rest_names = sorted(rest)
@@ -204,8 +252,7 @@ def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta |
         memo.digests = {name: kept[name] for name in rest_names}
     for name in rest_names:
         yield INDEX_DIR + name, rest.pop(name)
-    ordered = map(fragment_digests.__getitem__, _fragment_order(memo, total))
-    version = hashlib.sha256(b"".join([*ordered, *rest_digests]))
+    version = hashlib.sha256(b"".join([*fragment_digests, *rest_digests]))
     manifest = _manifest(catalog, docs, rest_names, version.hexdigest()[:10], memo.shard_starts)
     yield INDEX_DIR + "meta.json", encode_json(manifest)
     memo.catalog = catalog
@@ -220,19 +267,19 @@ def _index_digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _fragment_names(memo: SearchMemo, total: int) -> list[str]:
-    """The output names of fragments 0 to ``total - 1``, kept between builds."""
-    names = memo.fragment_names
-    names += [f"{INDEX_DIR}d/{number}.json" for number in range(len(names), total)]
-    return names[:total] if len(names) > total else names
+def _groups(papers: int, total: int) -> list[tuple[str, int, int]]:
+    """Each fragment file's name and the doc numbers it holds, ``[start, end)``: papers'
+    fragments ``PAPER_GROUP`` to a file ``d/<n>.json``, authors' ``AUTHOR_GROUP`` to
+    ``a/<n>.json``."""
+    return ([(f"d/{k}.json", start, min(start + PAPER_GROUP, papers))
+             for k, start in enumerate(range(0, papers, PAPER_GROUP))]
+            + [(f"a/{k}.json", start, min(start + AUTHOR_GROUP, total))
+               for k, start in enumerate(range(papers, total, AUTHOR_GROUP))])
 
 
-def _fragment_order(memo: SearchMemo, total: int) -> list[int]:
-    """Fragment numbers in the order of their file names (``d/10.json`` before ``d/2.json``),
-    which is the order their digests go into the index version; kept while ``total`` is."""
-    if len(memo.fragment_order) != total:
-        memo.fragment_order = sorted(range(total), key=lambda number: f"d/{number}.json")
-    return memo.fragment_order
+def _group_json(fragments: Iterable[bytes]) -> bytes:
+    """A fragment file: the JSON array of its documents' fragments."""
+    return b"[" + b",".join(fragments) + b"]\n"
 
 
 SearchFile = tuple[str, bytes | JsonParts] | Carried
@@ -312,7 +359,7 @@ def _search_json(catalog: Catalog, papers: list[Paper], authors: list[Author],
     by_author = dict(zip(map(_ID, authors), entries[len(papers):]))
     subjects = json_bytes({s.code: s.name for s in catalog.subjects})
     return json_object_parts(
-        {"version": json_bytes(SEARCH_VERSION), "index": json_bytes(INDEX_DIR + "meta.json"),
+        {"version": json_bytes(LISTING_VERSION), "index": json_bytes(INDEX_DIR + "meta.json"),
          "papers": json_array(map(by_paper.__getitem__, map(_ID, catalog.papers))),
          "authors": json_array(map(by_author.__getitem__, map(_ID, catalog.authors))),
          "subjects": subjects}, b"\n")
@@ -347,7 +394,7 @@ def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
     subjects = " ".join(f"{code} {catalog.subject(code).name}" for code in paper.subjects)
     abstract = plain_text(paper.abstract)
     fragment: dict[str, object] = {"u": paper_url(paper.id), "t": title, "a": names,
-                                   "y": paper.year, "s": list(paper.subjects), "b": abstract}
+                                   "y": paper.year, "s": list(paper.subjects)}
     if paper.et_al:
         fragment["e"] = len(paper.author_ids)
     return SearchDoc(fragment, (title, " ".join(names), subjects, abstract), paper.year,
@@ -362,8 +409,9 @@ def _author_doc(author: Author) -> SearchDoc:
 
 # ---- kept pieces -------------------------------------------------------------------------
 
-Terms = tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]
-"""A document's indexable words, by field."""
+Terms = tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]],
+              frozenset[tuple[str, int]], frozenset[tuple[str, int]]]
+"""A document's terms by field, each with its ``level`` (``field_terms``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,7 +420,7 @@ class DocPiece:
 
     terms: Terms
     fragment: bytes
-    """The document's result fragment, ``d/<number>.json``."""
+    """The document's result fragment (JSON text, UTF-8), one item of its ``_groups`` file."""
     entry: bytes
     """Its entry in ``search.json`` (JSON text, UTF-8)."""
     year: int | None
@@ -407,9 +455,8 @@ class SearchMemo:
         papers' first, in the order of ``papers``."""
         self.fragment_digests: list[bytes] = []
         """The digest of each of ``pieces``' fragments (``_index_digest``), in that order."""
-        self.fragment_names: list[str] = []
-        self.fragment_order: list[int] = []
-        """Fragment numbers by file name (``_fragment_order``)."""
+        self.groups: dict[str, tuple[int, int]] = {}
+        """The doc numbers of each fragment file last build wrote (``_groups``)."""
         self.papers: list[Paper] = []
         """Papers in document order, and each one's sort key (``_paper_order``)."""
         self.paper_order: list[tuple[bool, int, str, str]] = []
@@ -440,12 +487,12 @@ def _author_made(author: Author) -> tuple[SearchDoc, dict[str, object]]:
 
 
 def _make_piece(doc: SearchDoc, entry: dict[str, object]) -> DocPiece:
-    return DocPiece(_doc_terms(doc), encode_json(doc.fragment), json_bytes(entry),
+    return DocPiece(_doc_terms(doc), json_bytes(doc.fragment), json_bytes(entry),
                     doc.year, doc.subjects, doc.is_paper)
 
 
 def _doc_terms(doc: SearchDoc) -> Terms:
-    return tuple([field_terms(text, field)  # type: ignore[return-value]
+    return tuple([field_terms(text, field, field == AUTHORS or not doc.is_paper)  # type: ignore[return-value]
                   for field, text in enumerate(doc.fields)])
 
 
@@ -466,23 +513,32 @@ def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
     made = itertools.chain((_paper_made(catalog, p) for p in papers),
                            (_author_made(a) for a in authors))
     for number, (doc, entry) in enumerate(made):
-        for field, text in enumerate(doc.fields):
-            for term in field_terms(text, field):
+        for field, found in enumerate(_doc_terms(doc)):
+            for term, strength in found:
                 lists = index.get(term)
                 if lists is None:
-                    lists = index[term] = [[], [], [], []]
-                lists[field].append(number)
+                    lists = index[term] = _no_lists()
+                lists[field * LEVELS + strength].append(number)
         docs.append(DocPiece(NO_TERMS, b"", b"", doc.year, doc.subjects, doc.is_paper))
         entries.append(json_bytes(entry))
-        yield encode_json(doc.fragment)
+        yield json_bytes(doc.fragment)
 
 
-def field_terms(text: str, field: int) -> frozenset[str]:
-    """The distinct words of one field worth a posting (``words`` then ``indexable``)."""
-    found = set(_split(fold(text)))
-    if field != AUTHORS:
-        found -= STOPWORDS
-    return frozenset([w for w in found if len(w) > 1 or not w.isascii()])
+def field_terms(text: str, field: int, names: bool = False) -> frozenset[tuple[str, int]]:
+    """The terms of one field worth a posting, each with its ``level``: the stems of the
+    words that are not stopwords or, in names (the authors, an author's own entry), the
+    words themselves, stopwords too (``words`` then ``indexable``). Names are not stemmed."""
+    found = [w for w in _split(fold(text)) if len(w) > 1 or not w.isascii()]
+    if not names:
+        found = [stem(w) for w in found if w not in STOPWORDS]
+    length = len(found)
+    return frozenset([(term, level(count, length, field))
+                      for term, count in Counter(found).items()])
+
+
+def _no_lists() -> list[list[int]]:
+    """A term's doc-number lists before any: one per field and ``level``."""
+    return [[] for _ in range(4 * LEVELS)]
 
 
 def _paper_entry(paper: Paper, names: tuple[str, ...]) -> dict[str, object]:
@@ -499,27 +555,17 @@ def _author_entry(author: Author) -> dict[str, object]:
 
 # ---- postings -----------------------------------------------------------------------------
 
-def postings(docs: list[SearchDoc]) -> dict[str, list[list[int]]]:
-    """term -> one ascending list of doc numbers per field."""
-    index: dict[str, list[list[int]]] = defaultdict(lambda: [[], [], [], []])
-    for number, doc in enumerate(docs):
-        for field, text in enumerate(doc.fields):
-            for word in dict.fromkeys(words(text)):
-                if indexable(word, field):
-                    index[word][field].append(number)
-    return index
-
-
 def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
-    """``postings`` from the documents' kept terms."""
+    """term -> one ascending list of doc numbers per field and level, from the documents'
+    kept terms."""
     index: dict[str, list[list[int]]] = {}
     for number, fields in enumerate(terms):
         for field, found in enumerate(fields):
-            for term in found:
+            for term, strength in found:
                 lists = index.get(term)
                 if lists is None:
-                    lists = index[term] = [[], [], [], []]
-                lists[field].append(number)
+                    lists = index[term] = _no_lists()
+                lists[field * LEVELS + strength].append(number)
     return index
 
 
@@ -532,12 +578,15 @@ def _update_postings(memo: SearchMemo, terms: list[Terms]) -> set[str]:
         if old is new:
             continue
         for field in range(4):
-            for term in old[field] - new[field]:
-                ids = index[term][field]
+            for term, strength in old[field] - new[field]:
+                ids = index[term][field * LEVELS + strength]
                 del ids[bisect.bisect_left(ids, number)]
                 touched.add(term)
-            for term in new[field] - old[field]:
-                bisect.insort(index.setdefault(term, [[], [], [], []])[field], number)
+            for term, strength in new[field] - old[field]:
+                lists = index.get(term)
+                if lists is None:
+                    lists = index[term] = _no_lists()
+                bisect.insort(lists[field * LEVELS + strength], number)
                 touched.add(term)
     for term in touched:
         if not any(index[term]):
@@ -603,8 +652,11 @@ def encode_ids(ids: list[int], total: int) -> str:
 
 
 def encode_term(lists: list[list[int]], total: int) -> str:
-    """A term's four field lists, separated by dots, trailing empty lists dropped."""
-    return ".".join(encode_ids(ids, total) for ids in lists).rstrip(".")
+    """A term's field lists, separated by dots, each its ``LEVELS`` lists separated by
+    commas; trailing empty lists dropped."""
+    fields = [",".join([encode_ids(lists[field * LEVELS + strength], total)
+                        for strength in range(LEVELS)]).rstrip(",") for field in range(4)]
+    return ".".join(fields).rstrip(".")
 
 
 def term_order(term: str) -> bytes:
@@ -685,8 +737,9 @@ def _shards(terms: list[str], encoded: dict[str, str]) -> list[list[str]]:
 
 
 def letter_key(term: str) -> str:
-    """The vocabulary file of a term: its first character's code point in hex."""
-    return format(ord(term[0]), "x")
+    """The vocabulary file of a term: its first character's code point in hex, or ``x`` for
+    every term that does not start with an ASCII character (few, in many scripts)."""
+    return format(ord(term[0]), "x") if term[0] < "\x80" else "x"
 
 
 def _by_first_letter(terms: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
@@ -713,7 +766,7 @@ def _manifest(catalog: Catalog, docs: list[DocPiece], files: Iterable[str],
         years.setdefault(doc.year, [number, 0])[1] += 1
     return {
         "version": SEARCH_VERSION, "hash": version, "docs": len(docs), "papers": papers,
-        "shards": shard_starts,
+        "groups": [PAPER_GROUP, AUTHOR_GROUP], "shards": shard_starts,
         "letters": sorted(name[2:-5] for name in files if name.startswith("v/")),
         "stopwords": sorted(STOPWORDS),
         "years": [[y, start, n] for y, (start, n) in years.items()],

@@ -3,6 +3,7 @@ a clean build writes, reports exactly the files whose bytes changed, and re-rend
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ from conftest import abstract, build, coauthor_dump, listing_dump, read_tree
 
 from site_gen.build import Builder, BuildResult
 from site_gen.output import MARKER
+from site_gen.search import AUTHOR_GROUP, PAPER_GROUP
 
 ANN = [(2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
        (2023, "Phase Multiplexing for Rollouts", abstract("multiplexing"), ["cs.DC"]),
@@ -176,9 +178,11 @@ def test_an_edit_makes_again_only_the_search_results_citations_and_feeds_it_chan
     made, carried = made_and_carried(monkeypatch)
     rebuild(site, lambda: edit(site.project, "content/dumps/a.txt",
                                "We present a scheduler for caches", "We present a new scheduler for caches"))
-    fragments = [n for n in made if n.startswith("search/index/d/")]
-    docs = len(site.memory.catalog.papers) + len(site.memory.catalog.authors)
-    assert len(fragments) == 1 and len([n for n in carried if "/index/d/" in n]) == docs - 1
+    is_fragments = re.compile("search/index/[da]/").match
+    papers, authors = len(site.memory.catalog.papers), len(site.memory.catalog.authors)
+    files = -(-papers // PAPER_GROUP) - (-authors // AUTHOR_GROUP)
+    made_fragments = list(filter(is_fragments, made))  # the file that holds the paper
+    assert len(made_fragments) == 1 and len(list(filter(is_fragments, carried))) == files - 1
     citations = [n for n in made if n.endswith(("/cite.bib", "/cite.ris", "/cite.csl.json"))]
     assert sorted(citations) == [f"papers/elastic-caches-for-long-contexts/{name}"
                                  for name in ("cite.bib", "cite.csl.json", "cite.ris")]
@@ -374,3 +378,24 @@ def test_an_abstract_read_on_a_page_is_noted_and_its_edit_reported_apart() -> No
     finally:
         watch_reads(None)
     assert old.abstract and len(noted) == 1
+
+
+def test_an_abstract_edit_writes_one_fragment_file_of_many(make_project, monkeypatch,
+                                                           tmp_path: Path) -> None:
+    """Fragments come 16 papers to a file: an edit writes the file of its paper and carries
+    the others over, and the term shards it writes are those of the words it changed."""
+    topics = [f"topic{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(40)]
+    records = [(2020 + i % 5, f"Paper on {t}", abstract(t), ["cs.LG"]) for i, t in enumerate(topics)]
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", records)})
+    builder = Builder(project, keep_spare=True)
+    assert builder.build().ok
+    made, carried = made_and_carried(monkeypatch)
+    rebuild(builder, lambda: edit(project, "content/dumps/a.txt", "We present a scheduler for topicab",
+                                  "We present a quantizer for topicab"))
+    is_fragments = re.compile("search/index/[da]/").match
+    assert len(list(filter(is_fragments, made))) == 1
+    assert len(list(filter(is_fragments, carried))) == 3  # 40 papers in 3 files, 1 author
+    shards = [n for n in made if n.startswith("search/index/t/")]
+    assert 1 <= len(shards) <= 2  # "quantiz" in, "schedul" out
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")

@@ -44,6 +44,11 @@ def decode_ids(text: str) -> list[int]:
     return out
 
 
+def field_ids(text: str) -> list[int]:
+    """The doc numbers of one field's lists, whatever their level."""
+    return sorted(i for part in text.split(",") for i in decode_ids(part))
+
+
 @given(st.sets(st.integers(0, 5000)))
 def test_posting_lists_round_trip(ids: set[int]) -> None:
     ordered = sorted(ids)
@@ -86,7 +91,8 @@ def small_index(make_project):
 def test_manifest_years_subjects_and_shards(small_index) -> None:
     _, read = small_index
     meta = read("meta.json")
-    assert meta["version"] == 2 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
+    assert meta["version"] == 3 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
+    assert meta["groups"] == [16, 64]
     assert meta["years"] == [[2024, 0, 1], [2023, 1, 1], [None, 2, 1]]
     assert meta["subjects"] == [["cs.DC", "Distributed, Parallel, and Cluster Computing", 2],
                                 ["cs.LG", "Machine Learning", 2]]
@@ -96,10 +102,12 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
         shard = read(f"t/{number}.json")
         assert min(shard, key=term_order) == meta["shards"][number]
         terms.update(shard)
-    title, _, _, text = (terms["batching"].split(".") + ["", "", ""])[:4]
-    assert decode_ids(title) == [0] and decode_ids(text) == [0]
-    assert decode_ids(terms["ann"].split(".")[1]) == [0, 1, 2]
-    assert decode_ids(terms["ann"].split(".")[0]) == [3]  # the author's own entry
+    title, _, _, text = (terms["batch"].split(".") + ["", "", ""])[:4]  # stemmed
+    assert title.split(",")[1] == "0"  # doc 0, strongly: a short title
+    assert field_ids(title) == [0] and field_ids(text) == [0]
+    assert "batching" not in terms and "rollout" in terms and "rollouts" not in terms
+    assert field_ids(terms["ann"].split(".")[1]) == [0, 1, 2]
+    assert decode_ids(terms["ann"].split(".")[0].split(",")[1]) == [3]  # her own entry, strongly
     assert "the" not in terms and "for" not in terms
     assert set(read("v/74.json").split()) == {t for t in terms if t.startswith("t")}
     assert decode_ids(read("s/cs.DC.json")) == [1, 2]
@@ -107,10 +115,11 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
 
 def test_fragments_and_search_json(small_index) -> None:
     root, read = small_index
-    first = read("d/0.json")
+    first = read("d/0.json")[0]
     assert first["t"] == "Tail Batching for Synchronous RL" and first["y"] == 2024
     assert first["u"] == "papers/tail-batching-for-synchronous-rl/" and first["a"] == ["Ann Lee"]
-    assert read("d/3.json") == {"c": 3, "n": "Ann Lee", "p": True, "u": "authors/ann-lee/"}
+    assert "b" not in first and len(read("d/0.json")) == 3  # no abstracts; one file of papers
+    assert read("a/0.json") == [{"c": 3, "n": "Ann Lee", "p": True, "u": "authors/ann-lee/"}]
     listing = json.loads((root / "search.json").read_text(encoding="utf-8"))
     assert listing["version"] == 2 and listing["index"] == "search/index/meta.json"
     assert len(listing["papers"]) == 3 and listing["authors"][0]["name"] == "Ann Lee"
@@ -132,3 +141,16 @@ def test_words_split_as_the_separator_regex_does(text: str) -> None:
     """ASCII text is split by a bytes table; any text must split as search.js's regex does."""
     from site_gen.search import _SEPARATORS, fold, words
     assert words(text) == [w for w in _SEPARATORS.split(fold(text)) if w]
+
+
+def test_titles_are_stemmed_names_are_not_and_levels_weigh_length() -> None:
+    from site_gen.search import ABSTRACT, AUTHORS, TITLE, field_terms
+    assert {t for t, _ in field_terms("Elastic Caches for the Rollouts", TITLE)} == {
+        "elast", "cach", "rollout"}  # stems, no stopwords
+    assert {t for t, _ in field_terms("Ann Rollings and Bo Caches", AUTHORS, names=True)} == {
+        "ann", "rollings", "and", "bo", "caches"}  # names as written, stopwords too
+    short = dict(field_terms("Caches", TITLE))
+    long = dict(field_terms("Caches " + " ".join(f"w{i}x" for i in range(20)), TITLE))
+    assert short["cach"] == 1 and long["cach"] == 2  # strongly in a short title, weakly in a long one
+    repeated = dict(field_terms("cache " * 5 + abstract("memory"), ABSTRACT))
+    assert repeated["cach"] == 1 and dict(field_terms(abstract("memory"), ABSTRACT))["memori"] == 1

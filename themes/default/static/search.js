@@ -1,10 +1,156 @@
 // site-gen search page. Loads a small manifest, then for each query only the term shards,
 // vocabularies and result fragments it needs (format: docs/search.md). No dependencies.
-// Every query word must match the start of a word in the title, authors, subjects or
-// abstract; words of 5+ letters also match with one typo. Title matches rank first.
-// Text from the index is only ever inserted with textContent / createTextNode.
+// Every query word must match a word of the title, authors, subjects or abstract: the same
+// word or another form of it (Snowball stems), or a word it starts; when that finds fewer
+// than a page of results, words of 5+ letters also match with one typo. Results are ranked
+// by BM25F over the four fields. Text from the index is only ever inserted with textContent
+// or createTextNode. In node (no document), the file exports its stemmer for the tests.
 (function () {
   "use strict";
+  // ---- stemming: Snowball English (Porter2), as snowballstemmer 3 stems at build time ------
+  // A port of english.sbl (https://snowballstem.org/, BSD licence) for folded ASCII words;
+  // other words are left as they are, on both sides. tests/test_search_stem.py runs it on
+  // every word of the demo and a generated corpus against the Python library.
+  var stem = (function () {
+    var VOWEL = {a: 1, e: 1, i: 1, o: 1, u: 1, y: 1};
+    var WXY = {a: 1, e: 1, i: 1, o: 1, u: 1, y: 1, w: 1, x: 1, Y: 1};
+    var VALID_LI = {c: 1, d: 1, e: 1, g: 1, h: 1, k: 1, m: 1, n: 1, r: 1, t: 1};
+    var EXCEPTIONS = {skis: "ski", skies: "sky", idly: "idl", gently: "gentl", ugly: "ugli",
+      early: "earli", only: "onli", singly: "singl", andes: "andes", atlas: "atlas",
+      bias: "bias", cosmos: "cosmos", howe: "howe", news: "news", sky: "sky"};
+    var PREFIXES = ["arsen", "commun", "emerg", "gener", "inter", "later", "organ", "past",
+      "univers"];
+    var STEP2 = {tional: "tion", enci: "ence", anci: "ance", abli: "able", entli: "ent",
+      izer: "ize", ization: "ize", ational: "ate", ation: "ate", ator: "ate", alism: "al",
+      aliti: "al", alli: "al", fulness: "ful", fulli: "ful", ousli: "ous", ousness: "ous",
+      iveness: "ive", iviti: "ive", biliti: "ble", bli: "ble", ogist: "og", lessli: "less",
+      ogi: "og", li: ""};
+    var STEP3 = {tional: "tion", ational: "ate", alize: "al", icate: "ic", iciti: "ic",
+      ical: "ic", ful: "", ness: "", ative: ""};
+    var STEP4 = ["ic", "ance", "ence", "able", "ible", "ate", "ive", "ize", "iti", "al", "ism",
+      "er", "ous", "ant", "ent", "ment", "ement", "ion"];
+    var ASCII_WORD = /^[a-z0-9]+$/;
+
+    function ends(s, suffix) {
+      return s.length >= suffix.length && s.slice(s.length - suffix.length) === suffix;
+    }
+    function longest(s, suffixes) {  // the longest of suffixes that s ends with, or ""
+      var best = "";
+      for (var i = 0; i < suffixes.length; i++) {
+        if (suffixes[i].length > best.length && ends(s, suffixes[i])) best = suffixes[i];
+      }
+      return best;
+    }
+    function hasVowel(s) {
+      for (var i = 0; i < s.length; i++) if (VOWEL[s.charAt(i)]) return true;
+      return false;
+    }
+    function afterVowelConsonant(s, from) {  // just past the first non-vowel after a vowel
+      var i = from;
+      while (i < s.length && !VOWEL[s.charAt(i)]) i++;
+      for (i++; i < s.length && VOWEL[s.charAt(i)]; i++);
+      return i < s.length ? i + 1 : -1;
+    }
+    function shortSyllable(s) {
+      var n = s.length, last = s.charAt(n - 1), before = s.charAt(n - 2);
+      if (n >= 3 && !WXY[last] && VOWEL[before] && !VOWEL[s.charAt(n - 3)]) return true;
+      if (n === 2 && !VOWEL[last] && VOWEL[before]) return true;
+      return ends(s, "past");
+    }
+    function step1a(s) {
+      if (ends(s, "sses")) return s.slice(0, -2);
+      if (ends(s, "ied") || ends(s, "ies")) return s.slice(0, -3) + (s.length > 4 ? "i" : "ie");
+      if (ends(s, "ss") || ends(s, "us") || !ends(s, "s")) return s;
+      return hasVowel(s.slice(0, -2)) ? s.slice(0, -1) : s;
+    }
+    function step1b(s, p1) {
+      var suffix = longest(s, ["eedly", "ingly", "edly", "eed", "ing", "ed"]);
+      if (!suffix) return s;
+      var head = s.slice(0, s.length - suffix.length);
+      if (suffix === "eed" || suffix === "eedly") {
+        if (head.length < p1 || head === "succ" || head === "proc" || head === "exc") return s;
+        return head + "ee";
+      }
+      if (suffix === "ing") {
+        var special = longest(head, ["even", "cann", "inn", "earr", "herr", "out", "y"]);
+        if (special === "y" && head.length === 2 && !VOWEL[head.charAt(0)]) {
+          return head.charAt(0) + "ie";
+        }
+        if (special && special !== "y" && head.length === special.length) return s;
+      }
+      if (!hasVowel(head)) return s;
+      if (ends(head, "at") || ends(head, "bl") || ends(head, "iz")) return head + "e";
+      if (/(bb|dd|ff|gg|mm|nn|pp|rr|tt)$/.test(head)) {
+        if (head.length === 3 && "aeo".indexOf(head.charAt(0)) >= 0) return head;
+        return head.slice(0, -1);
+      }
+      if (head.length === p1 && shortSyllable(head)) return head + "e";
+      return head;
+    }
+    function step1c(s) {
+      var n = s.length, last = s.charAt(n - 1);
+      if ((last === "y" || last === "Y") && n > 2 && !VOWEL[s.charAt(n - 2)]) {
+        return s.slice(0, -1) + "i";
+      }
+      return s;
+    }
+    function step2(s, p1) {
+      var suffix = longest(s, Object.keys(STEP2));
+      var head = s.slice(0, s.length - suffix.length);
+      if (!suffix || head.length < p1) return s;
+      if (suffix === "ogi" && !ends(head, "l")) return s;
+      if (suffix === "li" && !VALID_LI[head.charAt(head.length - 1)]) return s;
+      return head + STEP2[suffix];
+    }
+    function step3(s, p1, p2) {
+      var suffix = longest(s, Object.keys(STEP3));
+      var head = s.slice(0, s.length - suffix.length);
+      if (!suffix || head.length < p1 || (suffix === "ative" && head.length < p2)) return s;
+      return head + STEP3[suffix];
+    }
+    function step4(s, p2) {
+      var suffix = longest(s, STEP4);
+      var head = s.slice(0, s.length - suffix.length);
+      if (!suffix || head.length < p2) return s;
+      if (suffix === "ion" && !ends(head, "s") && !ends(head, "t")) return s;
+      return head;
+    }
+    function step5(s, p1, p2) {
+      var head = s.slice(0, -1);
+      if (ends(s, "e")) {
+        if (head.length >= p2 || (head.length >= p1 && !shortSyllable(head))) return head;
+      } else if (ends(s, "l") && head.length >= p2 && ends(head, "l")) {
+        return head;
+      }
+      return s;
+    }
+    return function (word) {
+      if (!ASCII_WORD.test(word)) return word;
+      if (Object.prototype.hasOwnProperty.call(EXCEPTIONS, word)) return EXCEPTIONS[word];
+      if (word.length < 3) return word;
+      var s = word.charAt(0) === "y" ? "Y" : word.charAt(0);
+      for (var i = 1; i < word.length; i++) {
+        var c = word.charAt(i);
+        s += c === "y" && VOWEL[s.charAt(i - 1)] ? "Y" : c;
+      }
+      var p1 = -1, p2;
+      for (i = 0; i < PREFIXES.length; i++) {
+        if (s.lastIndexOf(PREFIXES[i], 0) === 0) p1 = PREFIXES[i].length;
+      }
+      if (p1 < 0) p1 = afterVowelConsonant(s, 0);
+      p2 = p1 < 0 ? -1 : afterVowelConsonant(s, p1);
+      if (p1 < 0) p1 = s.length;
+      if (p2 < 0) p2 = s.length;
+      s = step1c(step1b(step1a(s), p1));
+      s = step5(step4(step3(step2(s, p1), p1, p2), p2), p1, p2);
+      return s.replace(/Y/g, "y");
+    };
+  })();
+
+  if (typeof document === "undefined") {
+    if (typeof module !== "undefined") module.exports = {stem: stem};
+    return;
+  }
   var form = document.querySelector(".search-form");
   if (!form || !window.fetch || !window.URL) return;
   var input = document.getElementById("q");
@@ -18,8 +164,17 @@
   var metaUrl = new URL(form.getAttribute("data-index"), window.location.href);
 
   var PAGE = 10;
-  var WEIGHTS = [8, 4, 2, 1];  // title, authors, subjects, abstract
-  var FUZZY = 0.5;             // a one-typo match counts half
+  // BM25F: a field's weight times how strongly it holds the term (its level: as usual,
+  // strongly, weakly), times how well the term matches the query word; saturated by K1.
+  var WEIGHTS = [4, 3, 1.5, 1];  // title (an author's name), authors, subjects, abstract
+  var LEVELS = [1, 2, 0.5];
+  var K1 = 1.2;
+  var EXACT = 1, PREFIX = 0.5, ENDING = 0.3, TYPO = 0.3;
+  // Endings a word being typed may have begun past its stem ("scali" of scaling, stem scale).
+  var ENDINGS = ("s es ed edly ing ingly ly er ers est ation ations ational ize izes ized " +
+    "izing ization izations ise ised ising isation ment ments ness ity ities ive ives ively al " +
+    "ally ous ously ence ences ance ances able ably ible ful less ism isms ist ists ent ant ic " +
+    "ical ically ion ions ional y ies ied e ate ates ated ating ator ators").split(" ");
   var DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
   var VALUE = {};
   for (var d = 0; d < DIGITS.length; d++) VALUE[DIGITS.charCodeAt(d)] = d;
@@ -89,7 +244,8 @@
     return Promise.all(indexes.map(function (i) { return load("t/" + i + ".json"); }));
   }
   function letterKey(word) {
-    return word.codePointAt(0).toString(16);
+    var code = word.codePointAt(0);
+    return code < 128 ? code.toString(16) : "x";
   }
 
   // ---- posting lists ---------------------------------------------------------------------
@@ -114,8 +270,17 @@
     }
     return out;
   }
+  // [{slot: field * 4 + level, ids}] of a term's non-empty lists.
   function termLists(term, encoded) {
-    if (!decoded[term]) decoded[term] = encoded.split(".").map(decodeIds);
+    if (!decoded[term]) {
+      var lists = [];
+      encoded.split(".").forEach(function (field, f) {
+        field.split(",").forEach(function (text, level) {
+          if (text) lists.push({slot: f * 4 + level, ids: decodeIds(text)});
+        });
+      });
+      decoded[term] = lists;
+    }
     return decoded[term];
   }
 
@@ -149,25 +314,56 @@
   }
 
   // ---- matching ----------------------------------------------------------------------------
-  // Resolves to [{term, quality, lists}] for one query word.
-  function matchWord(word) {
-    var wantFuzzy = word.length >= 5 && meta.letters.indexOf(letterKey(word)) >= 0;
-    var vocab = wantFuzzy ? load("v/" + letterKey(word) + ".json") : Promise.resolve("");
-    return Promise.all([loadShards(prefixShards(word)), vocab]).then(function (loaded) {
-      var found = [];
+  // True when word is term followed by the beginning of an ending: the word is still being
+  // typed past its stem (term "scale" or "learn", word "scali" or "learni").
+  function completes(word, term) {
+    var base = /[ei]$/.test(term) ? term.slice(0, -1) : term;
+    if (base.length < 3 || word.length <= base.length || word.lastIndexOf(base, 0) !== 0) return false;
+    var rest = word.slice(base.length);
+    return ENDINGS.some(function (ending) { return ending.lastIndexOf(rest, 0) === 0; });
+  }
+  // True when the word, or its beginning followed by an ending, is within one typo of term.
+  function typoOf(word, root, term) {
+    if (fuzzyMatch(word, term) || (root !== word && fuzzyMatch(root, term))) return true;
+    for (var n = term.length - 1; n <= term.length + 1 && n < word.length; n++) {
+      if (n >= 4 && oneEdit(word.slice(0, n), term) && completes(term + word.slice(n), term)) return true;
+    }
+    return false;
+  }
+  // Resolves to [{term, quality, lists}] for one query word: the terms it is (its stem, or
+  // itself in names), the terms it starts, and (withTypos) those within one typo.
+  function matchWord(word, withTypos) {
+    var root = stem(word);
+    var from = word.slice(0, Math.max(3, word.length - 7));
+    var wanted = {};
+    prefixShards(word).concat(prefixShards(root)).forEach(function (i) { wanted[i] = true; });
+    for (var i = shardIndex(from); i <= shardIndex(word) && i < meta.shards.length; i++) wanted[i] = true;
+    var wantTypos = withTypos && word.length >= 5 && meta.letters.indexOf(letterKey(word)) >= 0;
+    var vocab = wantTypos ? load("v/" + letterKey(word) + ".json") : Promise.resolve("");
+    return Promise.all([loadShards(Object.keys(wanted).map(Number)), vocab]).then(function (loaded) {
+      var found = [], seen = {};
       loaded[0].forEach(function (shard) {
         for (var term in shard) {
-          if (term.lastIndexOf(word, 0) === 0) found.push({term: term, quality: 1, encoded: shard[term]});
+          if (seen[term]) continue;
+          var quality = term === word || term === root ? EXACT :
+            term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
+            completes(word, term) ? ENDING : 0;
+          if (quality) {
+            seen[term] = true;
+            found.push({term: term, quality: quality, encoded: shard[term]});
+          }
         }
       });
-      var typos = loaded[1] ? loaded[1].split(" ").filter(function (t) { return fuzzyMatch(word, t); }) : [];
+      var typos = loaded[1] ? loaded[1].split(" ").filter(function (t) {
+        return !seen[t] && typoOf(word, root, t);
+      }) : [];
       if (!typos.length) return found;
       var needed = {};
       typos.forEach(function (t) { needed[shardIndex(t)] = true; });
       return loadShards(Object.keys(needed).map(Number)).then(function (shards) {
         shards.forEach(function (shard) {
           typos.forEach(function (t) {
-            if (shard[t] !== undefined) found.push({term: t, quality: FUZZY, encoded: shard[t]});
+            if (shard[t] !== undefined) found.push({term: t, quality: TYPO, encoded: shard[t]});
           });
         });
         return found;
@@ -179,40 +375,48 @@
     });
   }
 
-  // Doc numbers that match every word, best first: title hits, then weighted fields, then
-  // doc number (papers newest first, then authors with most papers).
+  // Doc numbers that match every query word, best first: BM25F, the sum over the query
+  // words of idf times the saturated weighted frequency (per field the best matching term),
+  // then doc number (papers newest first, then authors with most papers). When less than a
+  // page match every word, those that match fewer follow, most words first; hits.full says
+  // how many match every word.
   function rank(matches, allowed) {
     var size = meta.docs;
-    var count = new Uint8Array(size), score = new Float64Array(size), titles = new Float64Array(size);
-    var best = new Float64Array(size), inTitle = new Float64Array(size);
+    var count = new Uint8Array(size), score = new Float64Array(size);
+    var best = new Float64Array(size * 4), mark = new Uint8Array(size);
     matches.forEach(function (terms) {
       var touched = [];
       terms.forEach(function (m) {
-        m.lists.forEach(function (ids, field) {
-          var weight = WEIGHTS[field] * m.quality;
+        m.lists.forEach(function (list) {
+          var ids = list.ids, field = list.slot >> 2;
+          var weight = WEIGHTS[field] * LEVELS[list.slot & 3] * m.quality;
           for (var k = 0; k < ids.length; k++) {
-            var id = ids[k];
-            if (best[id] === 0) touched.push(id);
-            if (weight > best[id]) best[id] = weight;
-            if (field === 0 && m.quality > inTitle[id]) inTitle[id] = m.quality;
+            var id = ids[k], at = id * 4 + field;
+            if (!mark[id]) { mark[id] = 1; touched.push(id); }
+            if (weight > best[at]) best[at] = weight;
           }
         });
       });
+      var df = touched.length;
+      var idf = Math.log(1 + (size - df + 0.5) / (df + 0.5));
       touched.forEach(function (id) {
+        var at = id * 4, tf = best[at] + best[at + 1] + best[at + 2] + best[at + 3];
+        best[at] = best[at + 1] = best[at + 2] = best[at + 3] = 0;
+        mark[id] = 0;
         count[id]++;
-        score[id] += best[id];
-        titles[id] += inTitle[id];
-        best[id] = 0;
-        inTitle[id] = 0;
+        score[id] += idf * tf * (K1 + 1) / (K1 + tf);
       });
     });
-    var hits = [];
+    var hits = [], some = [];
     for (var id = 0; id < size; id++) {
-      if (count[id] === matches.length && (!allowed || allowed(id))) hits.push(id);
+      if (!count[id] || (allowed && !allowed(id))) continue;
+      (count[id] === matches.length ? hits : some).push(id);
     }
-    hits.sort(function (a, b) {
-      return (titles[b] - titles[a]) * 1000 + (score[b] - score[a]) || a - b;
-    });
+    var order = function (a, b) { return count[b] - count[a] || score[b] - score[a] || a - b; };
+    hits.sort(order);
+    var full = hits.length;
+    if (full < PAGE) hits = hits.concat(some.sort(order));
+    hits.full = full;
     return hits;
   }
 
@@ -252,50 +456,75 @@
     var qwords = queryWords(wanted.query).slice(0, 12);
     form.setAttribute("data-state", "searching");
     if (!qwords.length && !wanted.subject && !wanted.year) {
-      show(wanted, qwords, [], []);
+      show(wanted, qwords, [], [], 0);
       return;
     }
-    Promise.all([Promise.all(qwords.map(matchWord)), filterFor(wanted.subject, wanted.year)])
-      .then(function (done) {
-        if (mine !== sequence) return;
-        var matches = done[0], allowed = done[1], ids;
+    var filter = filterFor(wanted.subject, wanted.year);
+    function results(withTypos) {
+      var matched = Promise.all(qwords.map(function (w) { return matchWord(w, withTypos); }));
+      return Promise.all([matched, filter]).then(function (done) {
+        var matches = done[0], allowed = done[1], ids = [];
         if (qwords.length) {
           ids = rank(matches, allowed);
         } else {
-          ids = [];
           for (var id = 0; id < meta.papers; id++) if (allowed(id)) ids.push(id);
         }
-        var marks = matches.map(function (terms, i) {
-          return {prefix: qwords[i], typos: terms.filter(function (m) { return m.quality < 1; })
-            .map(function (m) { return m.term; })};
+        return {matches: matches, ids: ids, full: qwords.length ? ids.full : ids.length};
+      });
+    }
+    // Typos are looked for only when less than a page matches every word as typed; the
+    // vocabularies they need (small) are fetched meanwhile, saving a round trip then.
+    var typos = qwords.filter(function (w) {
+      return w.length >= 5 && meta.letters.indexOf(letterKey(w)) >= 0;
+    });
+    typos.forEach(function (w) { load("v/" + letterKey(w) + ".json").catch(function () {}); });
+    results(false)
+      .then(function (found) {
+        return mine === sequence && found.full < PAGE && typos.length ? results(true) : found;
+      })
+      .then(function (found) {
+        if (mine !== sequence) return;
+        var marks = found.matches.map(function (terms, i) {
+          var matched = {};
+          terms.forEach(function (m) { matched[m.term] = true; });
+          return {prefix: qwords[i], terms: matched};
         });
-        return fetchFragments(ids.slice(0, PAGE)).then(function () {
-          if (mine === sequence) show(wanted, qwords, ids, marks);
+        return fetchFragments(found.ids.slice(0, PAGE)).then(function () {
+          if (mine === sequence) show(wanted, qwords, found.ids, marks, found.full);
         });
       })
       .catch(function (error) {
         if (mine === sequence) fail(error);
       });
   }
+  // Fragments come in files of meta.groups[0] papers or meta.groups[1] authors.
   function fetchFragments(ids) {
     return Promise.all(ids.map(function (id) {
-      if (fragments[id]) return fragments[id];
-      return load("d/" + id + ".json").then(function (fragment) { fragments[id] = fragment; });
+      if (fragments[id]) return null;
+      var paper = id < meta.papers, size = meta.groups[paper ? 0 : 1];
+      var number = Math.floor((paper ? id : id - meta.papers) / size);
+      var first = (paper ? 0 : meta.papers) + number * size;
+      return load((paper ? "d/" : "a/") + number + ".json").then(function (group) {
+        group.forEach(function (fragment, i) { fragments[first + i] = fragment; });
+      });
     }));
   }
 
   // ---- rendering -------------------------------------------------------------------------
-  function show(wanted, qwords, ids, marks) {
+  // full: how many of ids match every query word (the others follow them).
+  function show(wanted, qwords, ids, marks, full) {
     current = {ids: ids, shown: 0, marks: marks};
     list.textContent = "";
     appendResults();
     var filtered = wanted.subject || wanted.year;
     var text = "";
     if (qwords.length || filtered) {
-      text = ids.length === 0 ? "No results" : ids.length + (ids.length === 1 ? " result" : " results");
+      var some = ids.length - full;
+      text = ids.length === 0 ? "No results" : full + (full === 1 ? " result" : " results");
       if (qwords.length) text += " for “" + wanted.query.trim() + "”";
       if (wanted.subject) text += " in " + wanted.subject + " " + (subjectNames[wanted.subject] || "");
       if (wanted.year) text += (wanted.subject ? "," : "") + " from " + wanted.year;
+      if (some) text += ", then " + some + (some === 1 ? " that matches" : " that match") + " some of the words";
       text += ids.length === 0 ? ". Check the spelling, use fewer words, or clear the filters." : ".";
     } else if (wanted.query.trim()) {
       text = "Keep typing: single letters and words such as “the” are not searched.";
@@ -347,11 +576,6 @@
       chip.title = subjectNames[code] || code;
       info.appendChild(chip);
     });
-    if (doc.b) {
-      var snippet = element("p", "result-snippet");
-      snippet.appendChild(highlight(excerpt(doc.b, marks), marks));
-      li.appendChild(snippet);
-    }
     return li;
   }
   // Authors as the site lists them: a truncated list keeps its "et al.", long ones are cut.
@@ -374,25 +598,24 @@
     return span;
   }
 
-  // [how much of the word to mark, bit mask of the query words it matches]
-  function tokenMatch(token, marks) {
-    var folded = fold(token), length = 0, which = 0;
-    marks.forEach(function (mark, i) {
+  // How much of a word to mark: the query word it starts with, or all of a word that is
+  // another form of a matched term (its stem is the term) or begins with a typo's term.
+  function markLength(token, marks) {
+    var folded = fold(token), length = 0;
+    marks.forEach(function (mark) {
       if (folded.lastIndexOf(mark.prefix, 0) === 0) {
         length = Math.max(length, folded.length === token.length ? mark.prefix.length : token.length);
-        which |= 1 << i;
-      } else if (mark.typos.some(function (t) { return folded.lastIndexOf(t, 0) === 0; })) {
+      } else if (mark.terms[folded] || mark.terms[stem(folded)]) {
         length = token.length;
-        which |= 1 << i;
       }
     });
-    return [length, which];
+    return length;
   }
   function highlight(text, marks) {
     var out = document.createDocumentFragment(), last = 0, match;
     TOKEN.lastIndex = 0;
     while ((match = TOKEN.exec(text)) !== null) {
-      var n = tokenMatch(match[0], marks)[0];
+      var n = markLength(match[0], marks);
       if (!n) continue;
       out.appendChild(document.createTextNode(text.slice(last, match.index)));
       out.appendChild(element("mark", "", text.slice(match.index, match.index + n)));
@@ -400,28 +623,6 @@
     }
     out.appendChild(document.createTextNode(text.slice(last)));
     return out;
-  }
-  // About 30 words of the abstract: the stretch that matches the most query words.
-  function excerpt(text, marks) {
-    var tokens = [], which = [], match, SIZE = 30;
-    TOKEN.lastIndex = 0;
-    while ((match = TOKEN.exec(text)) !== null) {
-      tokens.push(match);
-      which.push(tokenMatch(match[0], marks)[1]);
-    }
-    if (tokens.length <= SIZE) return text;
-    var start = 0, best = 0;
-    for (var i = 0; i < tokens.length; i++) {
-      if (!which[i]) continue;
-      var from = Math.max(0, Math.min(i - 6, tokens.length - SIZE)), seen = 0, count = 0;
-      for (var k = from; k < from + SIZE; k++) seen |= which[k];
-      for (; seen; seen &= seen - 1) count++;
-      if (count > best) { best = count; start = from; }
-    }
-    var end = Math.min(tokens.length, start + SIZE);
-    var head = start === 0 ? 0 : tokens[start].index;
-    var tail = end === tokens.length ? text.length : tokens[end - 1].index + tokens[end - 1][0].length;
-    return (start ? "… " : "") + text.slice(head, tail) + (end < tokens.length ? " …" : "");
   }
 
   // ---- the URL holds the query and filters -----------------------------------------------
