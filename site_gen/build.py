@@ -49,6 +49,7 @@ from .render import (
     PARALLEL_THRESHOLD,
     FragmentMemo,
     PageRendering,
+    TemplateFault,
     Theme,
     asset_versions,
     make_environment,
@@ -59,6 +60,7 @@ from .safety import check_output_folder, escaping_symlinks
 from .search import JsonParts, search_files
 from .sitemap import sitemap_outputs
 from .text import fold
+from .yamlfile import line_of, load_yaml_file
 
 CONTENT_DIR = "content"
 DUMPS_DIR = "dumps"
@@ -256,8 +258,10 @@ class Builder:
                     self.memory = RenderMemory()
                     return self._render_and_write(replace(plan, changes=None), diagnostics,
                                                   reread, stopwatch)
-        except jinja2.TemplateError as exc:
-            return BuildResult(tuple(diagnostics + [_template_diagnostic(exc, self.project)]),
+        except (jinja2.TemplateError, TemplateFault) as exc:
+            fault = exc if isinstance(exc, TemplateFault) else TemplateFault.of(exc, "", "")
+            return BuildResult(tuple(diagnostics + [_template_diagnostic(fault, plan.theme,
+                                                                         self.project)]),
                                catalog=catalog, reread=reread)
         except OutputError as exc:
             return BuildResult(tuple(diagnostics) + (error(str(self.output), 0, str(exc)),),
@@ -294,8 +298,7 @@ class Builder:
         stopwatch = stopwatch or Stopwatch()
         content = self.project / CONTENT_DIR
         if not content.is_dir():
-            return None, [error(str(content), 0, "no content folder; run site-gen in a project "
-                                                 "folder that holds content/dumps/")], None, ()
+            return None, [_no_content(self.project)], None, ()
         diagnostics, refused = escaping_symlinks(content, CONTENT_DIR)
         if diagnostics:
             return None, diagnostics, None, ()
@@ -318,8 +321,7 @@ class Builder:
         diagnostics += found + more + most + last
         themed = resolve_theme(self.project, config)
         if themed is None:
-            diagnostics.append(error(f"{CONTENT_DIR}/{CONFIG_FILE}", 0,
-                                     f"theme {config.theme!r} not found"))
+            diagnostics.append(_theme_missing(content, config.theme))
         if has_errors(diagnostics) or themed is None:
             return None, _sorted(diagnostics), catalog, reread
         theme, theme_templates = themed
@@ -332,7 +334,8 @@ class Builder:
     def _settings(self, content: Path, diagnostics: list[Diagnostic]
                   ) -> tuple[Config, datetime | None]:
         """site.yaml, with --site-url applied, and the build time from SOURCE_DATE_EPOCH."""
-        config, found = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
+        config, found = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}",
+                                    site_url_given=self.site_url is not None)
         config, overridden = with_site_url(config, self.site_url, "--site-url")
         build_time, dated = source_date(self.environ)
         diagnostics += found + overridden + dated
@@ -767,17 +770,37 @@ def source_date(environ: Mapping[str, str]) -> tuple[datetime | None, list[Diagn
                                                       f"({value!r}); feeds use paper years")]
 
 
-def _template_diagnostic(exc: jinja2.TemplateError, project: Path) -> Diagnostic:
-    """Locate a template error: syntax errors carry a line, runtime ones a traceback frame."""
-    name = getattr(exc, "filename", None) or getattr(exc, "name", None)
-    line = getattr(exc, "lineno", None) or 0
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename.endswith(".html"):
-            name, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
-        tb = tb.tb_next
-    return error(_shown(Path(name), project) if name else "template", line,
-                 f"template error: {exc.message or exc}")
+def _no_content(project: Path) -> Diagnostic:
+    """No content/ folder: pointing at the project folder when this looks like content/ itself."""
+    here = project.resolve()
+    if here.name == CONTENT_DIR or (here / DUMPS_DIR).is_dir() or (here / CONFIG_FILE).is_file():
+        return error(str(project / CONTENT_DIR), 0,
+                     f"no content folder here: {here} looks like the content folder itself; run "
+                     f"site-gen from the project folder above it (cd {here.parent}), or pass "
+                     f"--project {here.parent}")
+    return error(str(project / CONTENT_DIR), 0,
+                 "no content folder; run site-gen in a project folder that holds "
+                 "content/dumps/, or make one with: site-gen new FOLDER")
+
+
+def _theme_missing(content: Path, theme: str) -> Diagnostic:
+    """Where the theme was looked for, at the ``theme:`` line of site.yaml."""
+    data, _ = load_yaml_file(content / CONFIG_FILE, CONFIG_FILE)
+    builtin = sorted(p.name for p in (builtin_theme_dir("default") or Path()).parent.iterdir()
+                     if (p / "templates").is_dir())
+    return error(f"{CONTENT_DIR}/{CONFIG_FILE}", line_of(data, "theme"),
+                 f"theme {theme!r} not found: no folder {theme}/templates/ in the project "
+                 f"folder and no built-in theme of that name (built-in: {', '.join(builtin)})")
+
+
+def _template_diagnostic(fault: TemplateFault, theme: Theme, project: Path) -> Diagnostic:
+    """A template's problem at its file as the user knows it (a template name is looked up in
+    the theme's folders, the project's own first)."""
+    path = Path(fault.path)
+    if fault.path and not path.is_absolute():
+        path = next((d / fault.path for d in theme.template_dirs if (d / fault.path).is_file()),
+                    path)
+    return error(_shown(path, project) if fault.path else "templates", fault.line, fault.message)
 
 
 def _shown(path: Path, project: Path) -> str:

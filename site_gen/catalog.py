@@ -21,7 +21,7 @@ from operator import itemgetter
 from typing import TypeVar
 
 from .curation import AuthorEdit, Curation, PaperEdit
-from .diagnostics import Diagnostic, warning
+from .diagnostics import Diagnostic, excerpt, warning
 from .merge import Regrouping, group_records
 from .model import Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject, TitleOrigin
 from .subjects import category
@@ -48,7 +48,7 @@ def build_catalog(dumps: Sequence[Dump], curation: Curation, memo: CatalogMemo |
     diagnostics += _missing_years(drafts)
     papers = _assign_paper_ids(drafts)
     authors = _build_authors(papers, dumps, names, curation)
-    subjects = _build_subjects(papers, diagnostics)
+    subjects = _build_subjects(papers, diagnostics, curation)
     return Catalog(tuple(papers), authors, subjects), diagnostics
 
 
@@ -93,7 +93,7 @@ class CatalogMemo:
         diagnostics += _missing_years(drafts)
         papers = self._papers(drafts, dumps, names)
         authors = _authors(papers, self.author_ids, dumps, names, curation, self.authors)
-        subjects = _build_subjects(papers, diagnostics)
+        subjects = _build_subjects(papers, diagnostics, curation)
         return Catalog(tuple(papers), authors, subjects), diagnostics
 
     def _names(self, curation: Curation, dumps: Sequence[Dump]) -> _NameIndex:
@@ -259,7 +259,10 @@ def _apply_curation(drafts: list[Paper], curation: Curation) -> tuple[list[Paper
     for edit in curation.papers:
         matches = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
         if len(matches) != 1:
-            what = "matches no paper" if not matches else f"matches {len(matches)} papers"
+            what = "matches no paper" if not matches else (
+                f"matches {len(matches)} papers: "
+                + "; ".join(f"{excerpt(drafts[i].title)} ({drafts[i].sources[0]})" for i in matches)
+                + "; match one by its record instead: match: {source: \"FILE:LINE\"}")
             diagnostics.append(warning(curation.path, edit.line,
                                        f"curation entry ({edit.match_key}: {edit.match_value!r}) {what}"))
             continue
@@ -301,7 +304,7 @@ def _edited(paper: Paper, edit: PaperEdit) -> Paper:
 def _missing_years(papers: list[Paper]) -> list[Diagnostic]:
     """Warn about papers that no record or curation entry dates: they sort last and feeds guess."""
     return [warning(p.sources[0].path, p.sources[0].line,
-                    f"no year for {p.title[:60]!r}: no record states one; set 'year:' in curation.yaml")
+                    f"no year for {excerpt(p.title)}: no record states one; set 'year:' in curation.yaml")
             for p in papers if p.year is None]
 
 
@@ -416,7 +419,16 @@ def _author_ids(keys: Iterable[str], names: _NameIndex) -> dict[str, str]:
     return ids
 
 
-def _build_subjects(papers: list[Paper], diagnostics: list[Diagnostic]) -> tuple[Subject, ...]:
+def _unknown_subject(code: str, paper: Paper, curation: Curation) -> Diagnostic:
+    """An unknown subject code at the curation entry that set it, else at the paper's record."""
+    edit = next((e for e in curation.papers if e.subjects and code in e.subjects), None)
+    path, line = (curation.path, edit.line) if edit else (paper.sources[0].path,
+                                                          paper.sources[0].line)
+    return warning(path, line, f"unknown arXiv subject {code!r}")
+
+
+def _build_subjects(papers: list[Paper], diagnostics: list[Diagnostic], curation: Curation
+                    ) -> tuple[Subject, ...]:
     members: dict[str, list[Paper]] = defaultdict(list)
     for paper in papers:
         for code in paper.subjects:
@@ -425,8 +437,7 @@ def _build_subjects(papers: list[Paper], diagnostics: list[Diagnostic]) -> tuple
     for code in sorted(members):
         known = category(code)
         if known is None:
-            first = members[code][0].sources[0]
-            diagnostics.append(warning(first.path, first.line, f"unknown arXiv subject {code!r}"))
+            diagnostics.append(_unknown_subject(code, members[code][0], curation))
         subjects.append(Subject(code, known.name if known else code,
                                 known.group if known else "Other", known is not None,
                                 tuple(p.id for p in members[code])))

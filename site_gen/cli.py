@@ -99,9 +99,24 @@ def _project_options(command: argparse.ArgumentParser) -> None:
 
 def _positive(text: str) -> int:
     """argparse type: a whole number of at least 1."""
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _port(text: str) -> int:
+    """argparse type: a TCP port, 0 (any free one) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port: use 1 to 65535, or 0 for "
+                                         "any free one")
     return value
 
 
@@ -111,16 +126,25 @@ def _run_build(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     builder = Builder(args.project, args.output, site_url=args.site_url, jobs=args.jobs,
                       progress=choose_progress(quiet=args.quiet))
+    existed = builder.output.exists()
     result = builder.build(strict=args.strict)
     print_diagnostics(result)
     if not result.ok:
-        print(f"site-gen: build failed; {builder.output} was left as it was", file=sys.stderr)
+        print(failure_line(result, builder.output, existed, args.strict), file=sys.stderr)
         return 1
     if not args.quiet:
         print(summary_line(result, builder.output, time.perf_counter() - started))
     if args.verbose:
         print("\n".join(stage_lines(result, builder)))
     return 0
+
+
+def failure_line(result: BuildResult, output: Path, existed: bool, strict: bool) -> str:
+    """Why nothing was written, and what became of the output folder."""
+    errors = sum(d.severity is Severity.ERROR for d in result.diagnostics)
+    why = "" if errors or not strict else " (--strict makes warnings errors)"
+    kept = f"{output} was left as it was" if existed else f"nothing was written to {output}"
+    return f"site-gen: build failed{why}; {kept}"
 
 
 def _run_check(args: argparse.Namespace) -> int:
@@ -233,7 +257,7 @@ def _add_serve(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     serve = commands.add_parser(
         "serve", help="build, preview on a local web server, rebuild and reload on every change")
     _project_options(serve)
-    serve.add_argument("--port", "-p", type=int, default=8000, metavar="N",
+    serve.add_argument("--port", "-p", type=_port, default=8000, metavar="N",
                        help="the port to listen on (default: 8000; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", metavar="HOST",
                        help="the address to listen on (default: 127.0.0.1, this machine only)")
@@ -275,7 +299,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         server = PreviewServer((args.host, args.port), builder.output, live)
     except OSError as exc:
         print(f"site-gen: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
-              "choose another --port", file=sys.stderr)
+              "choose another --port, or --port 0 for any free one", file=sys.stderr)
         return 1
     reporter = _Reporter(args, builder)
     session = WatchSession(builder, live, poll=args.poll, say=reporter)

@@ -17,7 +17,7 @@ from .diagnostics import Diagnostic, error
 from .model import Link
 from .readers.source import normalise_line
 from .subjects import looks_like_category
-from .yamlfile import line_of, load_yaml
+from .yamlfile import did_you_mean, line_of, line_of_item, load_yaml_file
 
 CURATION_FILE = "curation.yaml"
 MATCH_KEYS = ("id", "title", "abstract", "source")
@@ -78,11 +78,16 @@ def load_curation(content_dir: Path, shown: str) -> tuple[Curation, list[Diagnos
     path = content_dir / CURATION_FILE
     if not path.is_file():
         return Curation(shown), []
-    data, diagnostics = load_yaml(shown, path.read_text(encoding="utf-8-sig"))
+    data, diagnostics = load_yaml_file(path, shown)
     if diagnostics or data is None:
         return Curation(shown), diagnostics
-    if not isinstance(data, dict) or set(data) - {"papers", "authors"}:
+    if not isinstance(data, dict):
         return Curation(shown), [error(shown, 1, "curation.yaml holds 'papers' and 'authors' lists")]
+    unknown = sorted(set(map(str, data)) - {"papers", "authors"})
+    if unknown:
+        return Curation(shown), [error(shown, line_of(data, unknown[0]), f"unknown key "
+                                       f"{unknown[0]!r}{did_you_mean(unknown[0], {'papers', 'authors'})}; "
+                                       "curation.yaml holds 'papers' and 'authors' lists")]
     papers = _entries(data, "papers", _paper_edit, shown, diagnostics)
     authors = _entries(data, "authors", _author_edit, shown, diagnostics)
     return Curation(shown, papers, authors), diagnostics
@@ -96,9 +101,9 @@ def _entries(data: dict[str, Any], kind: str, parse: Callable[[Any, int], _Edit]
         diagnostics.append(error(shown, line_of(data, kind), f"'{kind}' must be a list"))
         return ()
     parsed = []
-    for entry in entries:
+    for index, entry in enumerate(entries):
         try:
-            parsed.append(parse(entry, line_of(data, kind)))
+            parsed.append(parse(entry, line_of_item(entries, index, line_of(data, kind))))
         except _Problem as problem:
             diagnostics.append(error(shown, problem.line, str(problem)))
     return tuple(parsed)
@@ -110,7 +115,8 @@ def _mapping(entry: Any, fallback: int, allowed: set[str]) -> tuple[dict[str, An
         raise _Problem(line, "each entry must be a mapping")
     unknown = sorted(set(map(str, entry)) - allowed)
     if unknown:
-        raise _Problem(line, f"unknown key {unknown[0]!r}; expected one of {sorted(allowed)}")
+        raise _Problem(line_of(entry, unknown[0]) or line,
+                       f"unknown key {unknown[0]!r}{did_you_mean(unknown[0], allowed)}")
     return entry, line
 
 

@@ -45,3 +45,12 @@ def warning(path: str, line: int, message: str) -> Diagnostic:
 def has_errors(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> bool:
     """True when any diagnostic is an error."""
     return any(d.severity is Severity.ERROR for d in diagnostics)
+
+
+def excerpt(text: str, limit: int = 60) -> str:
+    """``text`` quoted, cut at the last word end within ``limit`` characters ("…" added), so a
+    message never ends mid-word."""
+    if len(text) <= limit:
+        return repr(text)
+    cut = text[:limit + 1].rsplit(" ", 1)[0] if " " in text[:limit + 1] else text[:limit]
+    return repr(cut.rstrip(" ,;:") + "…")

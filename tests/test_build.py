@@ -113,7 +113,7 @@ def test_broken_template_is_a_diagnostic_with_a_line(make_project) -> None:
     result = build(project)
     assert not result.ok
     problem = str(result.diagnostics[-1])
-    assert problem.startswith("templates/404.html:2: template error: 'nope' is undefined")
+    assert problem.startswith("templates/404.html:2: template error on 404.html: 'nope' is undefined")
 
 
 @pytest.mark.parametrize("files, message", [
