@@ -147,14 +147,32 @@ def read_static(theme: Theme) -> dict[str, bytes]:
     return {name: path.read_bytes() for name, path in static_files(theme).items()}
 
 
+DUMP_SUFFIX = ".txt"
+"""Dumps are the ``*.txt`` files in content/dumps/ and its subfolders (docs/dump-formats.md);
+other files there (a README.md, say) are notes, not read."""
+
+
 def dump_files(content: Path, refused: frozenset[Path] | set[Path] = frozenset()
                ) -> list[tuple[str, Path]]:
-    """Every regular file in content/dumps but editor scratch files, sorted, with its display path."""
+    """Every ``*.txt`` file in content/dumps and its subfolders, but hidden and editor scratch
+    files and anything in a hidden folder, sorted, with its display path."""
+    return [(shown, path) for shown, path in _dump_folder(content, refused)
+            if path.suffix == DUMP_SUFFIX]
+
+
+def _dump_folder(content: Path, refused: frozenset[Path] | set[Path]) -> list[tuple[str, Path]]:
+    """Every file below content/dumps but hidden, editor scratch and refused ones."""
     folder = content / DUMPS_DIR
     if not folder.is_dir() or folder in refused:
         return []
-    return [(f"{CONTENT_DIR}/{DUMPS_DIR}/{p.name}", p) for p in sorted(folder.iterdir())
-            if p.is_file() and p not in refused and not is_scratch_file(p.name)]
+    found = []
+    for path in sorted(folder.rglob("*")):
+        inside = path.relative_to(folder)
+        if path.is_file() and path not in refused and not is_scratch_file(path.name) \
+                and not any(part.startswith(".") for part in inside.parts) \
+                and not any(parent in refused for parent in path.parents):
+            found.append((f"{CONTENT_DIR}/{DUMPS_DIR}/{inside.as_posix()}", path))
+    return found
 
 
 def _parse_dump(shown: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]:
@@ -344,9 +362,16 @@ class Builder:
     def _read_dumps(self, content: Path, refused: set[Path], changed: Collection[str],
                     diagnostics: list[Diagnostic]) -> tuple[list[Dump], tuple[str, ...]]:
         """Parsed dumps, from the cache where a file did not change."""
-        entries, reread = self.dumps.load(dump_files(content, refused), changed)
+        files = _dump_folder(content, refused)
+        entries, reread = self.dumps.load([(s, p) for s, p in files if p.suffix == DUMP_SUFFIX],
+                                          changed)
+        diagnostics += [warning(shown, 0, f"not read: dumps are {DUMP_SUFFIX} files (rename it "
+                                          f"to {path.stem}{DUMP_SUFFIX} if it is one)")
+                        for shown, path in files if path.suffix not in (DUMP_SUFFIX, ".md")]
         if not entries:
-            diagnostics.append(error(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found"))
+            diagnostics.append(warning(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found: "
+                                       "copy profile exports here as .txt files "
+                                       "(docs/dump-formats.md); the site has no papers yet"))
         dumps = []
         for entry in entries.values():
             dump, found = entry.value

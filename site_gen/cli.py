@@ -1,4 +1,4 @@
-"""Command line: ``site-gen build [--watch] | serve | check``; prints diagnostics, sets the exit code.
+"""Command line: ``site-gen new | build [--watch] | serve | check``; prints diagnostics, sets the exit code.
 
 Exit codes: 0 success, 1 the input or output has problems (diagnostics printed), 2 usage.
 Output: one summary line per build on stdout (none with ``--quiet``, stage timings and counts
@@ -56,6 +56,12 @@ def _parser() -> argparse.ArgumentParser:
         prog="site-gen", description="Build a static publication site from author dumps.")
     parser.add_argument("--version", action="version", version=f"site-gen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    new = commands.add_parser("new", help="start a project: settings, folders, an about page "
+                                          "and a GitHub Pages workflow")
+    new.add_argument("folder", type=Path, metavar="DIR", help="the project folder to make "
+                                                             "(new, or empty)")
+    new.add_argument("--title", default="Publications", help="the site's title")
+    new.set_defaults(run=_run_new)
     build = commands.add_parser("build", help="build the site in the project folder")
     _project_options(build)
     build.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",
@@ -118,6 +124,24 @@ def _port(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{value} is not a port: use 1 to 65535, or 0 for "
                                          "any free one")
     return value
+
+
+def _run_new(args: argparse.Namespace) -> int:
+    """``new``: write the project, then say what to do next."""
+    from .scaffold import new_project
+
+    try:
+        written, problem = new_project(args.folder, args.title)
+    except OSError as exc:
+        written, problem = [], f"cannot write {exc.filename or args.folder}: {exc.strerror}"
+    if problem:
+        print(f"site-gen: {problem}", file=sys.stderr)
+        return 1
+    print(f"site-gen: made a project in {args.folder}: {', '.join(written)}\n"
+          f"next: copy your profile exports into {args.folder / 'content' / 'dumps'}/ as .txt "
+          f"files, then\n  cd {args.folder} && site-gen serve\n"
+          "to preview the site; push the folder to GitHub to deploy it (docs/deployment.md)")
+    return 0
 
 
 def _run_build(args: argparse.Namespace) -> int:

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import jinja2
 from markupsafe import Markup
 
-from . import __version__, metadata
+from . import SOURCE_URL, __version__, metadata
 from .config import Config
 from .model import Author, Catalog, Paper, Subject, watch_reads
 from .output import Receipt, digest
@@ -253,7 +253,7 @@ def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog
 
     env.filters["asset"] = asset
     env.globals.update(globals_, **wrapped, site=site, catalog=tracked,
-                       generator=f"site-gen {__version__}")
+                       generator=f"site-gen {__version__}", source_url=SOURCE_URL)
     _track_templates(env, tracked)
     env.globals.update(fragment=_fragment_renderer(env, tracked, memo, remember),
                        fragments=_fragment_list_renderer(env, tracked, memo, remember))

@@ -117,7 +117,6 @@ def test_broken_template_is_a_diagnostic_with_a_line(make_project) -> None:
 
 
 @pytest.mark.parametrize("files, message", [
-    ({}, "content/dumps: no dump files found"),
     ({"content/dumps/x.txt": b"Ann Lee\n\nBo Wu\n\ncaf\xe9"}, "content/dumps/x.txt:5: not valid UTF-8"),
     ({**GOOD, "content/site.yaml": "title: [unclosed\n"}, "content/site.yaml:2: invalid YAML"),
     ({**GOOD, "content/site.yaml": "site_url: ftp://x\n"}, "content/site.yaml:1: site_url must be"),

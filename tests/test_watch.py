@@ -77,7 +77,7 @@ K = ChangeKind
     # other files in the project
     ("README.md", K.IGNORED),
     ("content/notes.txt", K.IGNORED),
-    ("content/dumps/sub/x.txt", K.IGNORED),
+    ("content/dumps/sub/x.txt", K.DUMP),  # dumps in subfolders are read
 ])
 def test_classify(path: str, kind: ChangeKind) -> None:
     assert classify(P / path, LAYOUT) is kind
