@@ -34,8 +34,8 @@ from .cache import FileCache, Lookup, RenderMemory, intern_catalog
 from .catalog import CatalogMemo, build_catalog
 from .citations import bibtex_entries, citation_files
 from .config import CONFIG_FILE, Config, load_config, with_site_url
-from .curation import CURATION_FILE, load_curation
-from .diagnostics import Diagnostic, Severity, error, has_errors, warning
+from .curation import CURATION_FILE, load_curation, settle
+from .diagnostics import Diagnostic, Severity, error, failing, has_errors, warning
 from .exports import export_files
 from .feeds import feed_files
 from .memo import Carried, CatalogDelta, SiteFilesMemo, made_files
@@ -235,7 +235,7 @@ class Builder:
         """Dumps parsed by as many processes as pages are rendered by (``--jobs``)."""
         return FileCache(_parse_dump, processes=self.jobs or os.cpu_count() or 1)
 
-    def build(self, strict: bool = False, changed: Collection[str] = ()) -> BuildResult:
+    def build(self, strict: bool | str = False, changed: Collection[str] = ()) -> BuildResult:
         """Run every stage; write only when there is no error (and no warning if strict).
 
         ``changed`` names files (absolute paths) a watcher saw change: they are read again
@@ -249,7 +249,7 @@ class Builder:
             self.progress.finish()
         return replace(result, timings=stopwatch.timings())
 
-    def _build(self, strict: bool, changed: Collection[str], stopwatch: Stopwatch) -> BuildResult:
+    def _build(self, strict: bool | str, changed: Collection[str], stopwatch: Stopwatch) -> BuildResult:
         refused = check_output_folder(self.output, self.project, self.project / CONTENT_DIR)
         if refused:
             return BuildResult(tuple(refused))
@@ -260,13 +260,12 @@ class Builder:
             if ahead is not None:
                 ahead.close()  # abandons its staging if the build did not take it
 
-    def _plan_and_write(self, strict: bool, changed: Collection[str], stopwatch: Stopwatch,
+    def _plan_and_write(self, strict: bool | str, changed: Collection[str], stopwatch: Stopwatch,
                         ahead: _Ahead | None) -> BuildResult:
         hook = None if ahead is None else functools.partial(self._go_ahead, ahead, strict)
         with _collector_paused():
             plan, diagnostics, catalog, reread = self.plan(changed, stopwatch, hook)
-        failing = has_errors(diagnostics) or (strict and bool(diagnostics))
-        if plan is None or failing:
+        if plan is None or failing(diagnostics, strict):
             return BuildResult(tuple(diagnostics), catalog=catalog, reread=reread)
         try:
             with _collector_skipping_the_plan():
@@ -292,12 +291,12 @@ class Builder:
         return (not self.keep_spare and (self.jobs or os.cpu_count() or 1) > 1
                 and "fork" in multiprocessing.get_all_start_methods())
 
-    def _go_ahead(self, ahead: _Ahead, strict: bool, config: Config, catalog: Catalog,
+    def _go_ahead(self, ahead: _Ahead, strict: bool | str, config: Config, catalog: Catalog,
                   build_time: datetime | None, diagnostics: list[Diagnostic]) -> None:
         """Once the catalog is made: start making the files beside the pages in a forked
         process, unless the build already fails or the site is too small to render in
         parallel (forking would then cost more than it saves)."""
-        if has_errors(diagnostics) or (strict and diagnostics) or \
+        if failing(diagnostics, strict) or \
                 len(catalog.papers) + len(catalog.authors) < PARALLEL_THRESHOLD:
             return
         entries = bibtex_entries(catalog, config.site_url, self.site_memo.citations)
@@ -331,12 +330,13 @@ class Builder:
             fold.cache_clear()  # and folds each abstract once, to merge (24 MB at 10k papers)
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
         if on_catalog is not None:
-            on_catalog(config, catalog, build_time, diagnostics + found + more)
+            on_catalog(config, catalog, build_time,
+                       settle(diagnostics + found + more, curation, unused=False))
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
         routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo)
         stopwatch.lap("routes")
-        diagnostics += found + more + most + last
+        diagnostics = settle(diagnostics + found + more + most + last, curation)
         themed = resolve_theme(self.project, config)
         if themed is None:
             diagnostics.append(_theme_missing(content, config.theme))
@@ -366,12 +366,12 @@ class Builder:
         entries, reread = self.dumps.load([(s, p) for s, p in files if p.suffix == DUMP_SUFFIX],
                                           changed)
         diagnostics += [warning(shown, 0, f"not read: dumps are {DUMP_SUFFIX} files (rename it "
-                                          f"to {path.stem}{DUMP_SUFFIX} if it is one)")
+                                          f"to {path.stem}{DUMP_SUFFIX} if it is one)", "not-a-dump")
                         for shown, path in files if path.suffix not in (DUMP_SUFFIX, ".md")]
         if not entries:
             diagnostics.append(warning(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found: "
                                        "copy profile exports here as .txt files "
-                                       "(docs/dump-formats.md); the site has no papers yet"))
+                                       "(docs/dump-formats.md); the site has no papers yet", "no-dumps"))
         dumps = []
         for entry in entries.values():
             dump, found = entry.value
@@ -792,7 +792,7 @@ def source_date(environ: Mapping[str, str]) -> tuple[datetime | None, list[Diagn
         return datetime.fromtimestamp(int(value), UTC), []
     except (ValueError, OverflowError, OSError):
         return None, [warning("SOURCE_DATE_EPOCH", 0, f"not a whole number of seconds "
-                                                      f"({value!r}); feeds use paper years")]
+                                                      f"({value!r}); feeds use paper years", "source-date")]
 
 
 def _no_content(project: Path) -> Diagnostic:

@@ -22,7 +22,8 @@ from . import __version__
 from .build import CONTENT_DIR, DEFAULT_OUTPUT, Builder, BuildResult
 from .check import CheckReport, check, infer_site_url
 from .config import CONFIG_FILE, checked_site_url, load_config
-from .diagnostics import Severity
+from .curation import CURATION_FILE
+from .diagnostics import STRICT_ALL, Diagnostic, Severity
 from .progress import choose_progress
 
 if TYPE_CHECKING:
@@ -67,8 +68,10 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",
                        help="parse dumps and render pages with N processes (default: one per core "
                             "for large sites)")
-    build.add_argument("--strict", action="store_true",
-                       help="fail on warnings too (for CI)")
+    build.add_argument("--strict", nargs="?", const=True, default=False, type=_strict_level,
+                       metavar="all", help="fail on warnings too (for CI); --strict=all also "
+                                           "on informational ones, such as a dump's claimed "
+                                           "record count")
     _site_url_option(build, "use this site URL instead of site_url in site.yaml (e.g. the "
                             "GitHub Pages URL in CI)")
     _watch_options(build)
@@ -114,6 +117,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _strict_level(text: str) -> str:
+    """argparse type of ``--strict=all``."""
+    if text != STRICT_ALL:
+        raise argparse.ArgumentTypeError(f"--strict takes no value, or {STRICT_ALL!r}")
+    return text
+
+
 def _port(text: str) -> int:
     """argparse type: a TCP port, 0 (any free one) to 65535."""
     try:
@@ -154,7 +164,8 @@ def _run_build(args: argparse.Namespace) -> int:
     result = builder.build(strict=args.strict)
     print_diagnostics(result)
     if not result.ok:
-        print(failure_line(result, builder.output, existed, args.strict), file=sys.stderr)
+        print(*acknowledgements(result.diagnostics), failure_line(
+            result, builder.output, existed, args.strict), sep="\n", file=sys.stderr)
         return 1
     if not args.quiet:
         print(summary_line(result, builder.output, time.perf_counter() - started))
@@ -169,6 +180,20 @@ def failure_line(result: BuildResult, output: Path, existed: bool, strict: bool)
     why = "" if errors or not strict else " (--strict makes warnings errors)"
     kept = f"{output} was left as it was" if existed else f"nothing was written to {output}"
     return f"site-gen: build failed{why}; {kept}"
+
+
+def acknowledgements(diagnostics: Sequence[Diagnostic]) -> list[str]:
+    """When only warnings failed a build: the curation entries that accept them as they are,
+    ready to paste (a warning that names a better remedy, such as a year, says so itself)."""
+    if any(d.severity is Severity.ERROR for d in diagnostics):
+        return []
+    entries = [f'  - {{code: {d.code}, at: "{d.path}{f":{d.line}" if d.line else ""}"}}'
+               for d in diagnostics if d.code]
+    if not entries:
+        return []
+    advice = (f"site-gen: to accept these warnings as they are, paste into content/"
+              f"{CURATION_FILE} (the entries only, if it has an acknowledge: list already):")
+    return [advice, "acknowledge:", *entries]
 
 
 def _run_check(args: argparse.Namespace) -> int:

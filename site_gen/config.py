@@ -42,7 +42,7 @@ def load_config(content_dir: Path, shown: str, site_url_given: bool = False
     if not path.is_file():
         return Config(), [] if site_url_given else [warning(
             shown, 0, "no site.yaml; using default settings (site_url "
-                      f"{Config().site_url}); site-gen new writes a commented one")]
+                      f"{Config().site_url}); site-gen new writes a commented one", "no-settings")]
     data, diagnostics = load_yaml_file(path, shown)
     if diagnostics:
         return Config(), diagnostics
@@ -55,7 +55,7 @@ def load_config(content_dir: Path, shown: str, site_url_given: bool = False
 
 def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diagnostic]]:
     diagnostics = [warning(shown, line_of(data, key), f"unknown setting {key!r} ignored"
-                                                      + did_you_mean(key, _KNOWN_KEYS))
+                                                      + did_you_mean(key, _KNOWN_KEYS), "unknown-key")
                    for key in sorted(set(map(str, data)) - _KNOWN_KEYS)]
     values: dict[str, object] = {}
     for key in sorted(_KNOWN_KEYS & set(data)):

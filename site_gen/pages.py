@@ -87,7 +87,8 @@ def _front_matter_problems(meta: dict[str, object], shown: str) -> list[Diagnost
     """Unknown keys (warnings, with the likely one meant) and values of the wrong kind
     (errors), each at its line below the opening ``---``."""
     problems = [warning(shown, line_of(meta, key) + 1, f"unknown front matter key {key!r} "
-                                                       f"ignored{did_you_mean(key, FRONT_MATTER_KEYS)}")
+                                                       f"ignored{did_you_mean(key, FRONT_MATTER_KEYS)}",
+                          "unknown-key")
                 for key in sorted(set(map(str, meta)) - FRONT_MATTER_KEYS.keys())]
     for key, kind in FRONT_MATTER_KEYS.items():
         value = meta.get(key)

@@ -29,6 +29,13 @@ class _LineLoader(yaml.SafeLoader):
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
+    seen: set[object] = set()
+    for key, _ in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.value in seen:  # YAML would keep the last
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{key.value!r} appears twice in this mapping; merge the two",
+                key.start_mark)
+        seen.add(key.value if isinstance(key, yaml.ScalarNode) else id(key))
     mapping = LineDict({str(k): v for k, v in loader.construct_mapping(node, deep=True).items()})
     mapping.line = node.start_mark.line + 1
     mapping.key_lines = {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
