@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import site_gen.catalog as catalog_module
 from site_gen.catalog import CatalogMemo, build_catalog
-from site_gen.curation import AuthorEdit, Curation, PaperEdit, Pairing
+from site_gen.curation import AuthorEdit, Curation, Pairing, PaperEdit
 from site_gen.model import Catalog, Dump, Link, Record, SourceRef
 from site_gen.readers import read_dump
 

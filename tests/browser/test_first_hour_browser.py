@@ -60,7 +60,7 @@ def test_from_nothing_to_a_strict_checked_site(tmp_path: Path, page) -> None:
         assert [r for r in page.failed_requests if "/__site-gen/events" not in r] == []
     finally:
         serve.send_signal(signal.SIGINT)
-        out, err = serve.communicate(timeout=30)
+        _, err = serve.communicate(timeout=30)
     assert serve.returncode == 0 and "Traceback" not in err
 
     # CI's --strict fails on the warnings; their messages hold the entries that settle them
