@@ -41,7 +41,7 @@ from .feeds import feed_files
 from .memo import Carried, CatalogDelta, SiteFilesMemo, made_files
 from .model import Catalog, Dump
 from .output import OutputError, OutputTree, Receipt, Staging, StaleOutput, WriteResult
-from .pages import Page, read_pages
+from .pages import PAGES_DIR, Page, read_pages
 from .progress import NoProgress, Progress, Stopwatch
 from .readers import read_dump
 from .render import (
@@ -105,6 +105,8 @@ class Plan:
     theme_templates: Path
     static: dict[str, bytes]
     build_time: datetime | None
+    page_files: dict[str, bytes] = field(default_factory=dict)
+    """Files beside Markdown pages, by output path (``<slug>/<file>``)."""
 
 
 def is_scratch_file(name: str) -> bool:
@@ -213,6 +215,7 @@ class Builder:
         self.tree = OutputTree(self.output, keep_spare=self.keep_spare, waiting=self._waiting)
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
         self.static: FileCache[bytes] = FileCache(_keep_bytes)
+        self.page_files: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
         self.fragments = FragmentMemo()
         self.site_memo = SiteFilesMemo(keep=self.keep_spare)
@@ -346,7 +349,7 @@ class Builder:
         static = self._read_static(theme, changed)
         stopwatch.lap("theme")
         plan = Plan(config, catalog, changes, pages, routes, theme, theme_templates, static,
-                    build_time)
+                    build_time, self._page_files(content, pages, changed))
         return plan, _sorted(diagnostics), catalog, reread
 
     def _settings(self, content: Path, diagnostics: list[Diagnostic]
@@ -380,6 +383,15 @@ class Builder:
                 dumps.append(dump)
         return dumps, tuple(reread)
 
+    def _page_files(self, content: Path, pages: tuple[Page, ...], changed: Collection[str]
+                    ) -> dict[str, bytes]:
+        """The files Markdown pages show, by output path, each page's beside the page."""
+        folder = content / PAGES_DIR
+        wanted = sorted({name for page in pages for name in page.files})
+        entries, _ = self.page_files.load([(name, folder / name) for name in wanted], changed)
+        return {f"{page.slug}/{name}": entries[name].value
+                for page in pages for name in page.files if name in entries}
+
     def _read_static(self, theme: Theme, changed: Collection[str]) -> dict[str, bytes]:
         entries, _ = self.static.load(static_files(theme).items(), changed)
         return {name: entry.value for name, entry in entries.items()}
@@ -405,7 +417,7 @@ class Builder:
         stale = self._stale_routes(plan.routes, changes, fresh)
         files_key = _site_files_key(plan)
         names = {r.output for r in plan.routes}
-        assets = {ASSETS + name: data for name, data in plan.static.items()}
+        assets = {ASSETS + name: data for name, data in plan.static.items()} | plan.page_files
         clashes = taken_names(names, assets)
         if clashes:
             return BuildResult(tuple(_sorted(diagnostics + clashes)), catalog=plan.catalog,

@@ -312,6 +312,8 @@ def _add_serve(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                        help="the address to listen on (default: 127.0.0.1, this machine only)")
     serve.add_argument("--poll", action="store_true",
                        help="watch by polling instead of inotify (network drives, containers)")
+    serve.add_argument("--open", action="store_true",
+                       help="open the site in the web browser once it is served")
     serve.set_defaults(run=_run_serve)
 
 
@@ -359,6 +361,8 @@ def _run_serve(args: argparse.Namespace) -> int:
         session.start()
         thread.start()
         _say_serving(server, args.host)
+        if args.open:
+            _open_browser(server.url)
         session.run()
     except KeyboardInterrupt:
         pass
@@ -406,6 +410,19 @@ def _say_serving(server: object, host: str) -> None:
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"site-gen: warning: listening on {host}, so other machines can reach this "
               "preview", file=sys.stderr, flush=True)
+
+
+def _open_browser(url: str) -> None:
+    """``serve --open``: the user's browser ($BROWSER, else the system's), or say why not."""
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        print(f"site-gen: could not open a browser; open {url} yourself", file=sys.stderr,
+              flush=True)
 
 
 def _base_path(project: Path) -> str:

@@ -93,7 +93,7 @@ def classify(path: str | PurePath, layout: Layout) -> ChangeKind:
         return ChangeKind.CURATION
     if _within(path, content / DUMPS_DIR):
         return ChangeKind.DUMP
-    if path.parent == content / PAGES_DIR and path.suffix == ".md":
+    if _within(path, content / PAGES_DIR):  # a page, or a file beside one that it shows
         return ChangeKind.PAGE
     if any(_within(path, folder) for folder in layout.templates):
         return ChangeKind.TEMPLATE

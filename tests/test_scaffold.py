@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 import tomllib
 from pathlib import Path
 
@@ -113,3 +118,24 @@ def test_the_theming_recipe_works_as_written_on_every_page(tmp_path: Path) -> No
         assert re.search(r'<link rel="stylesheet" href="[./]*assets/custom\.css\?v=\w+">',
                          page.read_text()), page
     assert (project / "_site/assets/custom.css").read_text() == files["static/custom.css"]
+
+
+def test_serve_open_opens_the_served_address_in_the_browser(tmp_path: Path) -> None:
+    assert main(["new", str(tmp_path / "p")]) == 0
+    opened = tmp_path / "opened.txt"
+    browser = write_files(tmp_path, {"browser.sh": f'#!/bin/sh\necho "$1" > {opened}\n'})
+    (browser / "browser.sh").chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "BROWSER": str(tmp_path / "browser.sh")}
+    process = subprocess.Popen([sys.executable, "-m", "site_gen", "serve", "--port", "0",
+                                "--open"], cwd=tmp_path / "p", env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    try:
+        served = next(line for line in process.stderr if line.startswith("site-gen: serving "))
+        deadline = time.monotonic() + 10
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=20)
+    assert opened.read_text().strip() == served.split()[2]

@@ -84,3 +84,15 @@ def test_from_nothing_to_a_strict_checked_site(tmp_path: Path, page) -> None:
     checked = site_gen("check", cwd=project)
     assert checked.returncode == 0 and checked.stdout.rstrip().endswith("no problems"), \
         checked.stderr
+
+
+def test_search_opened_from_a_file_says_how_to_preview(tmp_path: Path, page) -> None:
+    assert site_gen("new", "lab", cwd=tmp_path).returncode == 0
+    project = tmp_path / "lab"
+    shutil.copy(min(SEEDS.glob("*.txt")), project / "content/dumps/ada.txt")
+    assert site_gen("build", "-q", cwd=project).returncode == 0
+    page.goto((project / "_site/search/index.html").as_uri())
+    note = page.wait_for_selector("p.file-notice")
+    assert "Run `site-gen serve` in the project folder" in note.inner_text()
+    page.goto((project / "_site/index.html").as_uri())
+    assert page.locator("p.file-notice").count() == 0  # other pages work from files
