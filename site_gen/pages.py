@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-
 from urllib.parse import unquote, urlsplit
 
 from markdown_it import MarkdownIt
