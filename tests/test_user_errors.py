@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -185,3 +186,29 @@ def test_a_strict_failure_says_warnings_were_made_errors(tmp_path: Path, capsys)
     assert main(["build", "--strict", "--project", str(project)]) == 1
     err = capsys.readouterr().err
     assert "build failed (--strict makes warnings errors); nothing was written to" in err
+
+
+def test_no_site_yaml_is_one_warning_about_the_file_and_none_with_site_url(tmp_path, capsys
+                                                                             ) -> None:
+    project = write_files(tmp_path / "project", {
+        name: text for name, text in GOOD.items() if name != "content/site.yaml"})
+    assert main(["build", "--project", str(project)]) == 0
+    assert "content/site.yaml: warning: no site.yaml; using default settings (site_url " \
+           "http://localhost:8000/); site-gen new writes a commented one [no-settings]" in \
+           capsys.readouterr().err
+    assert main(["build", "--strict", "--project", str(project),
+                 "--site-url", "https://example.org/lab/"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_a_taken_port_suggests_port_zero(tmp_path) -> None:
+    project = write_files(tmp_path / "project", GOOD)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        run = subprocess.run([sys.executable, "-m", "site_gen", "serve", "--port", str(port),
+                              "--project", str(project)], capture_output=True, text=True,
+                             timeout=60, check=False, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "choose another --port, or --port 0 for any free one" in run.stderr
