@@ -93,7 +93,7 @@ def classify(path: str | PurePath, layout: Layout) -> ChangeKind:
         return ChangeKind.CURATION
     if _within(path, content / DUMPS_DIR):
         return ChangeKind.DUMP
-    if _within(path, content / PAGES_DIR):  # a page, or a file beside one that it shows
+    if _within(path, content / PAGES_DIR) and path != content / PAGES_DIR:  # or a file it shows
         return ChangeKind.PAGE
     if any(_within(path, folder) for folder in layout.templates):
         return ChangeKind.TEMPLATE

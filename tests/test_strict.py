@@ -172,3 +172,17 @@ def test_a_claimed_count_fails_only_strict_all(make_project, capsys) -> None:
     assert main(["build", "--strict=all", "--project", str(project)]) == 1
     with pytest.raises(SystemExit):
         main(["build", "--strict=some"])
+
+
+def test_an_ambiguous_match_names_the_papers_and_how_to_pick_one(make_project, capsys) -> None:
+    long_title = "Scheduling Rollouts For Reinforcement Learning Post-Training Of Language Models"
+    records = [(2024, long_title, abstract("rollouts"), ["cs.LG"]),
+               (2023, long_title, abstract("schedules"), ["cs.LG"])]
+    project = make_project(project_files(records, f'papers:\n  - match: {{title: "{long_title}"}}\n'
+                                                  "    year: 2020\n"))
+    assert main(["build", "--project", str(project)]) == 0
+    err = capsys.readouterr().err
+    assert ("matches 2 papers: 'Scheduling Rollouts For Reinforcement Learning Post-Training…' "
+            f"({DUMP}:9); 'Scheduling Rollouts For Reinforcement Learning Post-Training…' "
+            f"({DUMP}:") in err
+    assert 'match one by its record instead: match: {source: "FILE:LINE"} [curation-match]' in err
