@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import signal
 import sys
 import threading
@@ -36,8 +37,15 @@ def program() -> int:
     The process ends right after, and Python's last garbage collection would walk every
     object left, only for them all to be freed with the process (a quarter of a second
     after a 10,000-paper build): they are frozen out of it first.
+
+    A reader that goes away (``site-gen build | head``) ends it quietly, as other command
+    line tools end, not with a traceback.
     """
-    code = main()
+    try:
+        code = main()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1
     gc.freeze()
     return code
 

@@ -137,8 +137,8 @@ def test_strict_fails_on_warnings(make_project) -> None:
     result = build(project, strict=True)
     assert not result.ok
     assert [str(d) for d in result.diagnostics] == [
-        "content/curation.yaml:2: warning: curation entry (title: 'Nothing Like This') matches no paper "
-        "[curation-match]"]
+        ("content/curation.yaml:2: warning: curation entry (title: 'Nothing Like This') matches no "
+         "paper [curation-match]")]
 
 
 def test_cli_build_exit_codes_and_messages(make_project, capsys) -> None:
