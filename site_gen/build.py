@@ -168,13 +168,14 @@ def _dump_folder(content: Path, refused: frozenset[Path] | set[Path]) -> list[tu
     if not folder.is_dir() or folder in refused:
         return []
     found = []
-    for path in sorted(folder.rglob("*")):
-        inside = path.relative_to(folder)
-        if path.is_file() and path not in refused and not is_scratch_file(path.name) \
-                and not any(part.startswith(".") for part in inside.parts) \
-                and not any(parent in refused for parent in path.parents):
-            found.append((f"{CONTENT_DIR}/{DUMPS_DIR}/{inside.as_posix()}", path))
-    return found
+    for top, folders, names in os.walk(folder):  # scandir: no stat per file (watch rebuilds)
+        here = Path(top)
+        folders[:] = [f for f in folders if not f.startswith(".") and here / f not in refused]
+        inside = here.relative_to(folder).as_posix()
+        prefix = f"{CONTENT_DIR}/{DUMPS_DIR}/" + ("" if inside == "." else inside + "/")
+        found += [(prefix + name, here / name) for name in names
+                  if not is_scratch_file(name) and here / name not in refused]
+    return sorted(found)
 
 
 def _parse_dump(shown: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]:
