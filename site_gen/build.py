@@ -158,8 +158,12 @@ def dump_files(content: Path, refused: frozenset[Path] | set[Path] = frozenset()
                ) -> list[tuple[str, Path]]:
     """Every ``*.txt`` file in content/dumps and its subfolders, but hidden and editor scratch
     files and anything in a hidden folder, sorted, with its display path."""
-    return [(shown, path) for shown, path in _dump_folder(content, refused)
-            if path.suffix == DUMP_SUFFIX]
+    return [(shown, path) for shown, path in _dump_folder(content, refused) if _is_dump(path)]
+
+
+def _is_dump(path: Path) -> bool:
+    """A ``*.txt`` regular file (not a pipe, say, which reading would wait on forever)."""
+    return path.suffix == DUMP_SUFFIX and path.is_file()
 
 
 def _dump_folder(content: Path, refused: frozenset[Path] | set[Path]) -> list[tuple[str, Path]]:
@@ -367,8 +371,7 @@ class Builder:
                     diagnostics: list[Diagnostic]) -> tuple[list[Dump], tuple[str, ...]]:
         """Parsed dumps, from the cache where a file did not change."""
         files = _dump_folder(content, refused)
-        entries, reread = self.dumps.load([(s, p) for s, p in files if p.suffix == DUMP_SUFFIX],
-                                          changed)
+        entries, reread = self.dumps.load([(s, p) for s, p in files if _is_dump(p)], changed)
         diagnostics += [warning(shown, 0, f"not read: dumps are {DUMP_SUFFIX} files (rename it "
                                           f"to {path.stem}{DUMP_SUFFIX} if it is one)", "not-a-dump")
                         for shown, path in files if path.suffix not in (DUMP_SUFFIX, ".md")]
