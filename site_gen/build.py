@@ -34,15 +34,15 @@ from .cache import FileCache, Lookup, RenderMemory, intern_catalog
 from .catalog import CatalogMemo, build_catalog
 from .citations import bibtex_entries, citation_files
 from .config import CONFIG_FILE, Config, load_config, with_site_url
-from .curation import CURATION_FILE, load_curation
-from .diagnostics import Diagnostic, Severity, error, has_errors, warning
+from .curation import CURATION_FILE, load_curation, settle
+from .diagnostics import Diagnostic, Severity, error, failing, has_errors, warning
 from .exports import export_files
 from .feeds import feed_files
 from .lifeline import die_with_parent
 from .memo import Carried, CatalogDelta, SiteFilesMemo, made_files
 from .model import Catalog, Dump
 from .output import OutputError, OutputTree, Receipt, Staging, StaleOutput, WriteResult
-from .pages import Page, read_pages
+from .pages import PAGES_DIR, Page, read_pages
 from .progress import NoProgress, Progress, Stopwatch
 from .readers import read_dump
 from .render import (
@@ -50,6 +50,7 @@ from .render import (
     PARALLEL_THRESHOLD,
     FragmentMemo,
     PageRendering,
+    TemplateFault,
     Theme,
     asset_versions,
     make_environment,
@@ -60,6 +61,7 @@ from .safety import check_output_folder, escaping_symlinks
 from .search import JsonParts, search_files
 from .sitemap import sitemap_outputs
 from .text import fold
+from .yamlfile import line_of, load_yaml_file
 
 CONTENT_DIR = "content"
 DUMPS_DIR = "dumps"
@@ -104,6 +106,8 @@ class Plan:
     theme_templates: Path
     static: dict[str, bytes]
     build_time: datetime | None
+    page_files: dict[str, bytes] = field(default_factory=dict)
+    """Files beside Markdown pages, by output path (``<slug>/<file>``)."""
 
 
 def is_scratch_file(name: str) -> bool:
@@ -146,14 +150,37 @@ def read_static(theme: Theme) -> dict[str, bytes]:
     return {name: path.read_bytes() for name, path in static_files(theme).items()}
 
 
+DUMP_SUFFIX = ".txt"
+"""Dumps are the ``*.txt`` files in content/dumps/ and its subfolders (docs/dump-formats.md);
+other files there (a README.md, say) are notes, not read."""
+
+
 def dump_files(content: Path, refused: frozenset[Path] | set[Path] = frozenset()
                ) -> list[tuple[str, Path]]:
-    """Every regular file in content/dumps but editor scratch files, sorted, with its display path."""
+    """Every ``*.txt`` file in content/dumps and its subfolders, but hidden and editor scratch
+    files and anything in a hidden folder, sorted, with its display path."""
+    return [(shown, path) for shown, path in _dump_folder(content, refused) if _is_dump(path)]
+
+
+def _is_dump(path: Path) -> bool:
+    """A ``*.txt`` regular file (not a pipe, say, which reading would wait on forever)."""
+    return path.suffix == DUMP_SUFFIX and path.is_file()
+
+
+def _dump_folder(content: Path, refused: frozenset[Path] | set[Path]) -> list[tuple[str, Path]]:
+    """Every file below content/dumps but hidden, editor scratch and refused ones."""
     folder = content / DUMPS_DIR
     if not folder.is_dir() or folder in refused:
         return []
-    return [(f"{CONTENT_DIR}/{DUMPS_DIR}/{p.name}", p) for p in sorted(folder.iterdir())
-            if p.is_file() and p not in refused and not is_scratch_file(p.name)]
+    found = []
+    for top, folders, names in os.walk(folder):  # scandir: no stat per file (watch rebuilds)
+        here = Path(top)
+        folders[:] = [f for f in folders if not f.startswith(".") and here / f not in refused]
+        inside = here.relative_to(folder).as_posix()
+        prefix = f"{CONTENT_DIR}/{DUMPS_DIR}/" + ("" if inside == "." else inside + "/")
+        found += [(prefix + name, here / name) for name in names
+                  if not is_scratch_file(name) and here / name not in refused]
+    return sorted(found)
 
 
 def _parse_dump(shown: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]:
@@ -194,6 +221,7 @@ class Builder:
         self.tree = OutputTree(self.output, keep_spare=self.keep_spare, waiting=self._waiting)
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
         self.static: FileCache[bytes] = FileCache(_keep_bytes)
+        self.page_files: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
         self.fragments = FragmentMemo()
         self.site_memo = SiteFilesMemo(keep=self.keep_spare)
@@ -216,7 +244,7 @@ class Builder:
         """Dumps parsed by as many processes as pages are rendered by (``--jobs``)."""
         return FileCache(_parse_dump, processes=self.jobs or os.cpu_count() or 1)
 
-    def build(self, strict: bool = False, changed: Collection[str] = ()) -> BuildResult:
+    def build(self, strict: bool | str = False, changed: Collection[str] = ()) -> BuildResult:
         """Run every stage; write only when there is no error (and no warning if strict).
 
         ``changed`` names files (absolute paths) a watcher saw change: they are read again
@@ -230,7 +258,7 @@ class Builder:
             self.progress.finish()
         return replace(result, timings=stopwatch.timings())
 
-    def _build(self, strict: bool, changed: Collection[str], stopwatch: Stopwatch) -> BuildResult:
+    def _build(self, strict: bool | str, changed: Collection[str], stopwatch: Stopwatch) -> BuildResult:
         refused = check_output_folder(self.output, self.project, self.project / CONTENT_DIR)
         if refused:
             return BuildResult(tuple(refused))
@@ -241,13 +269,12 @@ class Builder:
             if ahead is not None:
                 ahead.close()  # abandons its staging if the build did not take it
 
-    def _plan_and_write(self, strict: bool, changed: Collection[str], stopwatch: Stopwatch,
+    def _plan_and_write(self, strict: bool | str, changed: Collection[str], stopwatch: Stopwatch,
                         ahead: _Ahead | None) -> BuildResult:
         hook = None if ahead is None else functools.partial(self._go_ahead, ahead, strict)
         with _collector_paused():
             plan, diagnostics, catalog, reread = self.plan(changed, stopwatch, hook)
-        failing = has_errors(diagnostics) or (strict and bool(diagnostics))
-        if plan is None or failing:
+        if plan is None or failing(diagnostics, strict):
             return BuildResult(tuple(diagnostics), catalog=catalog, reread=reread)
         try:
             with _collector_skipping_the_plan():
@@ -257,8 +284,10 @@ class Builder:
                     self.memory = RenderMemory()
                     return self._render_and_write(replace(plan, changes=None), diagnostics,
                                                   reread, stopwatch)
-        except jinja2.TemplateError as exc:
-            return BuildResult(tuple(diagnostics + [_template_diagnostic(exc, self.project)]),
+        except (jinja2.TemplateError, TemplateFault) as exc:
+            fault = exc if isinstance(exc, TemplateFault) else TemplateFault.of(exc, "", "")
+            return BuildResult(tuple(diagnostics + [_template_diagnostic(fault, plan.theme,
+                                                                         self.project)]),
                                catalog=catalog, reread=reread)
         except OutputError as exc:
             return BuildResult(tuple(diagnostics) + (error(str(self.output), 0, str(exc)),),
@@ -271,12 +300,12 @@ class Builder:
         return (not self.keep_spare and (self.jobs or os.cpu_count() or 1) > 1
                 and "fork" in multiprocessing.get_all_start_methods())
 
-    def _go_ahead(self, ahead: _Ahead, strict: bool, config: Config, catalog: Catalog,
+    def _go_ahead(self, ahead: _Ahead, strict: bool | str, config: Config, catalog: Catalog,
                   build_time: datetime | None, diagnostics: list[Diagnostic]) -> None:
         """Once the catalog is made: start making the files beside the pages in a forked
         process, unless the build already fails or the site is too small to render in
         parallel (forking would then cost more than it saves)."""
-        if has_errors(diagnostics) or (strict and diagnostics) or \
+        if failing(diagnostics, strict) or \
                 len(catalog.papers) + len(catalog.authors) < PARALLEL_THRESHOLD:
             return
         entries = bibtex_entries(catalog, config.site_url, self.site_memo.citations)
@@ -295,8 +324,7 @@ class Builder:
         stopwatch = stopwatch or Stopwatch()
         content = self.project / CONTENT_DIR
         if not content.is_dir():
-            return None, [error(str(content), 0, "no content folder; run site-gen in a project "
-                                                 "folder that holds content/dumps/")], None, ()
+            return None, [_no_content(self.project)], None, ()
         diagnostics, refused = escaping_symlinks(content, CONTENT_DIR)
         if diagnostics:
             return None, diagnostics, None, ()
@@ -311,29 +339,30 @@ class Builder:
             fold.cache_clear()  # and folds each abstract once, to merge (24 MB at 10k papers)
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
         if on_catalog is not None:
-            on_catalog(config, catalog, build_time, diagnostics + found + more)
+            on_catalog(config, catalog, build_time,
+                       settle(diagnostics + found + more, curation, unused=False))
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
         routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo)
         stopwatch.lap("routes")
-        diagnostics += found + more + most + last
+        diagnostics = settle(diagnostics + found + more + most + last, curation)
         themed = resolve_theme(self.project, config)
         if themed is None:
-            diagnostics.append(error(f"{CONTENT_DIR}/{CONFIG_FILE}", 0,
-                                     f"theme {config.theme!r} not found"))
+            diagnostics.append(_theme_missing(content, config.theme))
         if has_errors(diagnostics) or themed is None:
             return None, _sorted(diagnostics), catalog, reread
         theme, theme_templates = themed
         static = self._read_static(theme, changed)
         stopwatch.lap("theme")
         plan = Plan(config, catalog, changes, pages, routes, theme, theme_templates, static,
-                    build_time)
+                    build_time, self._page_files(content, pages, changed))
         return plan, _sorted(diagnostics), catalog, reread
 
     def _settings(self, content: Path, diagnostics: list[Diagnostic]
                   ) -> tuple[Config, datetime | None]:
         """site.yaml, with --site-url applied, and the build time from SOURCE_DATE_EPOCH."""
-        config, found = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}")
+        config, found = load_config(content, f"{CONTENT_DIR}/{CONFIG_FILE}",
+                                    site_url_given=self.site_url is not None)
         config, overridden = with_site_url(config, self.site_url, "--site-url")
         build_time, dated = source_date(self.environ)
         diagnostics += found + overridden + dated
@@ -342,9 +371,15 @@ class Builder:
     def _read_dumps(self, content: Path, refused: set[Path], changed: Collection[str],
                     diagnostics: list[Diagnostic]) -> tuple[list[Dump], tuple[str, ...]]:
         """Parsed dumps, from the cache where a file did not change."""
-        entries, reread = self.dumps.load(dump_files(content, refused), changed)
+        files = _dump_folder(content, refused)
+        entries, reread = self.dumps.load([(s, p) for s, p in files if _is_dump(p)], changed)
+        diagnostics += [warning(shown, 0, f"not read: dumps are {DUMP_SUFFIX} files (rename it "
+                                          f"to {path.stem}{DUMP_SUFFIX} if it is one)", "not-a-dump")
+                        for shown, path in files if path.suffix not in (DUMP_SUFFIX, ".md")]
         if not entries:
-            diagnostics.append(error(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found"))
+            diagnostics.append(warning(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found: "
+                                       "copy profile exports here as .txt files "
+                                       "(docs/dump-formats.md); the site has no papers yet", "no-dumps"))
         dumps = []
         for entry in entries.values():
             dump, found = entry.value
@@ -352,6 +387,15 @@ class Builder:
             if dump is not None:
                 dumps.append(dump)
         return dumps, tuple(reread)
+
+    def _page_files(self, content: Path, pages: tuple[Page, ...], changed: Collection[str]
+                    ) -> dict[str, bytes]:
+        """The files Markdown pages show, by output path, each page's beside the page."""
+        folder = content / PAGES_DIR
+        wanted = sorted({name for page in pages for name in page.files})
+        entries, _ = self.page_files.load([(name, folder / name) for name in wanted], changed)
+        return {f"{page.slug}/{name}": entries[name].value
+                for page in pages for name in page.files if name in entries}
 
     def _read_static(self, theme: Theme, changed: Collection[str]) -> dict[str, bytes]:
         entries, _ = self.static.load(static_files(theme).items(), changed)
@@ -378,7 +422,7 @@ class Builder:
         stale = self._stale_routes(plan.routes, changes, fresh)
         files_key = _site_files_key(plan)
         names = {r.output for r in plan.routes}
-        assets = {ASSETS + name: data for name, data in plan.static.items()}
+        assets = {ASSETS + name: data for name, data in plan.static.items()} | plan.page_files
         clashes = taken_names(names, assets)
         if clashes:
             return BuildResult(tuple(_sorted(diagnostics + clashes)), catalog=plan.catalog,
@@ -771,20 +815,40 @@ def source_date(environ: Mapping[str, str]) -> tuple[datetime | None, list[Diagn
         return datetime.fromtimestamp(int(value), UTC), []
     except (ValueError, OverflowError, OSError):
         return None, [warning("SOURCE_DATE_EPOCH", 0, f"not a whole number of seconds "
-                                                      f"({value!r}); feeds use paper years")]
+                                                      f"({value!r}); feeds use paper years", "source-date")]
 
 
-def _template_diagnostic(exc: jinja2.TemplateError, project: Path) -> Diagnostic:
-    """Locate a template error: syntax errors carry a line, runtime ones a traceback frame."""
-    name = getattr(exc, "filename", None) or getattr(exc, "name", None)
-    line = getattr(exc, "lineno", None) or 0
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename.endswith(".html"):
-            name, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
-        tb = tb.tb_next
-    return error(_shown(Path(name), project) if name else "template", line,
-                 f"template error: {exc.message or exc}")
+def _no_content(project: Path) -> Diagnostic:
+    """No content/ folder: pointing at the project folder when this looks like content/ itself."""
+    here = project.resolve()
+    if here.name == CONTENT_DIR or (here / DUMPS_DIR).is_dir() or (here / CONFIG_FILE).is_file():
+        return error(str(project / CONTENT_DIR), 0,
+                     f"no content folder here: {here} looks like the content folder itself; run "
+                     f"site-gen from the project folder above it (cd {here.parent}), or pass "
+                     f"--project {here.parent}")
+    return error(str(project / CONTENT_DIR), 0,
+                 "no content folder; run site-gen in a project folder that holds "
+                 "content/dumps/, or make one with: site-gen new FOLDER")
+
+
+def _theme_missing(content: Path, theme: str) -> Diagnostic:
+    """Where the theme was looked for, at the ``theme:`` line of site.yaml."""
+    data, _ = load_yaml_file(content / CONFIG_FILE, CONFIG_FILE)
+    builtin = sorted(p.name for p in (builtin_theme_dir("default") or Path()).parent.iterdir()
+                     if (p / "templates").is_dir())
+    return error(f"{CONTENT_DIR}/{CONFIG_FILE}", line_of(data, "theme"),
+                 f"theme {theme!r} not found: no folder {theme}/templates/ in the project "
+                 f"folder and no built-in theme of that name (built-in: {', '.join(builtin)})")
+
+
+def _template_diagnostic(fault: TemplateFault, theme: Theme, project: Path) -> Diagnostic:
+    """A template's problem at its file as the user knows it (a template name is looked up in
+    the theme's folders, the project's own first)."""
+    path = Path(fault.path)
+    if fault.path and not path.is_absolute():
+        path = next((d / fault.path for d in theme.template_dirs if (d / fault.path).is_file()),
+                    path)
+    return error(_shown(path, project) if fault.path else "templates", fault.line, fault.message)
 
 
 def _shown(path: Path, project: Path) -> str:

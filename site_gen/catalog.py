@@ -21,8 +21,8 @@ from itertools import chain, compress
 from operator import itemgetter
 from typing import TypeVar
 
-from .curation import AuthorEdit, Curation, PaperEdit
-from .diagnostics import Diagnostic, warning
+from .curation import AuthorEdit, Curation, PaperEdit, at_place
+from .diagnostics import Diagnostic, Severity, excerpt, warning
 from .merge import Regrouping, group_records
 from .model import Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject, TitleOrigin
 from .subjects import category
@@ -44,12 +44,13 @@ def build_catalog(dumps: Sequence[Dump], curation: Curation, memo: CatalogMemo |
     groups, diagnostics = group_records(records)
     names = _NameIndex(curation, dumps)
     drafts = [_draft_paper(group, names, diagnostics) for group in groups]
+    drafts = _merged(groups, drafts, names, curation, diagnostics)
     drafts, curation_diagnostics = _apply_curation(drafts, curation)
-    diagnostics += curation_diagnostics
+    diagnostics = _hidden_dropped(diagnostics, drafts, groups, curation) + curation_diagnostics
     diagnostics += _missing_years(drafts)
     papers = _assign_paper_ids(drafts)
     authors = _build_authors(papers, dumps, names, curation)
-    subjects = _build_subjects(papers, diagnostics)
+    subjects = _build_subjects(papers, diagnostics, curation)
     return Catalog(tuple(papers), authors, subjects), diagnostics
 
 
@@ -89,12 +90,13 @@ class CatalogMemo:
         groups, diagnostics = self.groups.update(dumps)
         names = self._names(curation, dumps)
         drafts = self._drafts(groups, names, diagnostics)
+        drafts = _merged(groups, drafts, names, curation, diagnostics)
         drafts, curation_diagnostics = _apply_curation(drafts, curation)
-        diagnostics += curation_diagnostics
+        diagnostics = _hidden_dropped(diagnostics, drafts, groups, curation) + curation_diagnostics
         diagnostics += _missing_years(drafts)
         papers = self._papers(drafts, dumps, names)
         authors = _authors(papers, self.author_ids, dumps, names, curation, self.authors)
-        subjects = _build_subjects(papers, diagnostics)
+        subjects = _build_subjects(papers, diagnostics, curation)
         return Catalog(tuple(papers), authors, subjects), diagnostics
 
     def _names(self, curation: Curation, dumps: Sequence[Dump]) -> _NameIndex:
@@ -261,7 +263,9 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
     years = sorted({r.year for r in group if r.year is not None})
     if len(years) > 1:
         diagnostics.append(warning(lead.source.path, lead.source.line,
-                                   f"records of this paper disagree on the year {years}; using {years[0]}"))
+                                   f"records of this paper disagree on the year {years}; using {years[0]}; "
+                                   f"to choose, {paste_entry(lead.source, 'year: YYYY')}",
+                                   "year-conflict"))
     listed = max((r for r in group if r.authors), key=lambda r: len(r.authors), default=None)
     owners = _unique(r.owner for r in group)
     author_keys = _unique(names.tied_key(n, owners) for n in (listed.authors if listed else ()))
@@ -277,6 +281,55 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
     )
 
 
+def _merged(groups: list[list[Record]], drafts: list[Paper], names: _NameIndex,
+            curation: Curation, diagnostics: list[Diagnostic]) -> list[Paper]:
+    """The drafts with each ``merge:`` pair's two papers drafted again as one, in the place of
+    the first; a pair naming no record is a warning at its line."""
+    if not curation.merges:
+        return drafts
+    into: dict[int, int] = {}  # a group's index -> the index of the group it joins
+
+    def root(i: int) -> int:
+        while i in into:
+            i = into[i]
+        return i
+
+    for pair in curation.merges:
+        found = [next((i for i, group in enumerate(groups)
+                       if any(at_place(r.source.path, r.source.line, place) for r in group)), None)
+                 for place in (pair.first, pair.second)]
+        if None in found:
+            missing = (pair.first, pair.second)[found.index(None)]
+            diagnostics.append(warning(curation.path, pair.line, f"merge entry names {missing!r}, "
+                                       "where no record starts", "curation-match"))
+        elif root(found[0]) != root(found[1]):  # type: ignore[arg-type]
+            a, b = sorted((root(found[0]), root(found[1])))  # type: ignore[arg-type]
+            into[b] = a
+    if not into:
+        return drafts
+    members: dict[int, list[Record]] = defaultdict(list)
+    for i, group in enumerate(groups):
+        members[root(i)] += group
+    return [_draft_paper(members[i], names, []) if any(root(j) == i for j in into) else draft
+            for i, draft in enumerate(drafts) if i not in into]
+
+
+def _hidden_dropped(diagnostics: list[Diagnostic], shown: list[Paper],
+                    groups: list[list[Record]], curation: Curation) -> list[Diagnostic]:
+    """The warnings but those at a record of a paper left off the site (``hide: true``):
+    nothing shows them, so nothing is left to settle."""
+    if not any(edit.hide for edit in curation.papers):
+        return diagnostics
+    kept = {source for paper in shown for source in paper.sources}
+    hidden = {(r.source.path, r.source.line) for group in groups for r in group
+              if r.source not in kept}
+    if not hidden:
+        return diagnostics
+    return [d for d in diagnostics if d.severity is not Severity.WARNING or (
+        (d.path, d.line) not in hidden
+        and not any(f"duplicate of {path}:{line}:" in d.message for path, line in hidden))]
+
+
 def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
@@ -287,9 +340,13 @@ def _apply_curation(drafts: list[Paper], curation: Curation) -> tuple[list[Paper
     for edit in curation.papers:
         matches = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
         if len(matches) != 1:
-            what = "matches no paper" if not matches else f"matches {len(matches)} papers"
+            what = "matches no paper" if not matches else (
+                f"matches {len(matches)} papers: "
+                + "; ".join(f"{excerpt(drafts[i].title)} ({drafts[i].sources[0]})" for i in matches)
+                + "; match one by its record instead: match: {source: \"FILE:LINE\"}")
             diagnostics.append(warning(curation.path, edit.line,
-                                       f"curation entry ({edit.match_key}: {edit.match_value!r}) {what}"))
+                                       f"curation entry ({edit.match_key}: {edit.match_value!r}) {what}",
+                                       "curation-match"))
             continue
         i = matches[0]
         drafts[i] = _edited(drafts[i], edit)
@@ -329,8 +386,14 @@ def _edited(paper: Paper, edit: PaperEdit) -> Paper:
 def _missing_years(papers: list[Paper]) -> list[Diagnostic]:
     """Warn about papers that no record or curation entry dates: they sort last and feeds guess."""
     return [warning(p.sources[0].path, p.sources[0].line,
-                    f"no year for {p.title[:60]!r}: no record states one; set 'year:' in curation.yaml")
+                    f"no year for {excerpt(p.title)}: no record states one; to set it, "
+                    f"{paste_entry(p.sources[0], 'year: YYYY')}", "no-year")
             for p in papers if p.year is None]
+
+
+def paste_entry(source: SourceRef, setting: str) -> str:
+    """A curation entry for the paper holding ``source``, ready to paste (one line of YAML)."""
+    return f'add under papers: in curation.yaml: - {{match: {{source: "{source}"}}, {setting}}}'
 
 
 def _assign_paper_ids(drafts: list[Paper]) -> list[Paper]:
@@ -444,7 +507,16 @@ def _author_ids(keys: Iterable[str], names: _NameIndex) -> dict[str, str]:
     return ids
 
 
-def _build_subjects(papers: list[Paper], diagnostics: list[Diagnostic]) -> tuple[Subject, ...]:
+def _unknown_subject(code: str, paper: Paper, curation: Curation) -> Diagnostic:
+    """An unknown subject code at the curation entry that set it, else at the paper's record."""
+    edit = next((e for e in curation.papers if e.subjects and code in e.subjects), None)
+    path, line = (curation.path, edit.line) if edit else (paper.sources[0].path,
+                                                          paper.sources[0].line)
+    return warning(path, line, f"unknown arXiv subject {code!r}", "unknown-subject")
+
+
+def _build_subjects(papers: list[Paper], diagnostics: list[Diagnostic], curation: Curation
+                    ) -> tuple[Subject, ...]:
     members: dict[str, list[Paper]] = defaultdict(list)
     for paper in papers:
         for code in paper.subjects:
@@ -453,8 +525,7 @@ def _build_subjects(papers: list[Paper], diagnostics: list[Diagnostic]) -> tuple
     for code in sorted(members):
         known = category(code)
         if known is None:
-            first = members[code][0].sources[0]
-            diagnostics.append(warning(first.path, first.line, f"unknown arXiv subject {code!r}"))
+            diagnostics.append(_unknown_subject(code, members[code][0], curation))
         subjects.append(Subject(code, known.name if known else code,
                                 known.group if known else "Other", known is not None,
                                 tuple(p.id for p in members[code])))

@@ -1,4 +1,4 @@
-"""Command line: ``site-gen build [--watch] | serve | check``; prints diagnostics, sets the exit code.
+"""Command line: ``site-gen new | build [--watch] | serve | check``; prints diagnostics, sets the exit code.
 
 Exit codes: 0 success, 1 the input or output has problems (diagnostics printed), 2 usage.
 Output: one summary line per build on stdout (none with ``--quiet``, stage timings and counts
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import signal
 import sys
 import threading
@@ -22,7 +23,8 @@ from . import __version__
 from .build import CONTENT_DIR, DEFAULT_OUTPUT, Builder, BuildResult
 from .check import CheckReport, check, infer_site_url
 from .config import CONFIG_FILE, checked_site_url, load_config
-from .diagnostics import Severity
+from .curation import CURATION_FILE
+from .diagnostics import STRICT_ALL, Diagnostic, Severity
 from .progress import choose_progress
 
 if TYPE_CHECKING:
@@ -35,8 +37,15 @@ def program() -> int:
     The process ends right after, and Python's last garbage collection would walk every
     object left, only for them all to be freed with the process (a quarter of a second
     after a 10,000-paper build): they are frozen out of it first.
+
+    A reader that goes away (``site-gen build | head``) ends it quietly, as other command
+    line tools end, not with a traceback.
     """
-    code = main()
+    try:
+        code = main()
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit
+        return 1
     gc.freeze()
     return code
 
@@ -56,13 +65,21 @@ def _parser() -> argparse.ArgumentParser:
         prog="site-gen", description="Build a static publication site from author dumps.")
     parser.add_argument("--version", action="version", version=f"site-gen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    new = commands.add_parser("new", help="start a project: settings, folders, an about page "
+                                          "and a GitHub Pages workflow")
+    new.add_argument("folder", type=Path, metavar="DIR", help="the project folder to make "
+                                                             "(new, or empty)")
+    new.add_argument("--title", default="Publications", help="the site's title")
+    new.set_defaults(run=_run_new)
     build = commands.add_parser("build", help="build the site in the project folder")
     _project_options(build)
     build.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",
                        help="parse dumps and render pages with N processes (default: one per core "
                             "for large sites)")
-    build.add_argument("--strict", action="store_true",
-                       help="fail on warnings too (for CI)")
+    build.add_argument("--strict", nargs="?", const=True, default=False, type=_strict_level,
+                       metavar="all", help="fail on warnings too (for CI); --strict=all also "
+                                           "on informational ones, such as a dump's claimed "
+                                           "record count")
     _site_url_option(build, "use this site URL instead of site_url in site.yaml (e.g. the "
                             "GitHub Pages URL in CI)")
     _watch_options(build)
@@ -99,10 +116,50 @@ def _project_options(command: argparse.ArgumentParser) -> None:
 
 def _positive(text: str) -> int:
     """argparse type: a whole number of at least 1."""
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
+
+
+def _strict_level(text: str) -> str:
+    """argparse type of ``--strict=all``."""
+    if text != STRICT_ALL:
+        raise argparse.ArgumentTypeError(f"--strict takes no value, or {STRICT_ALL!r}")
+    return text
+
+
+def _port(text: str) -> int:
+    """argparse type: a TCP port, 0 (any free one) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port: use 1 to 65535, or 0 for "
+                                         "any free one")
+    return value
+
+
+def _run_new(args: argparse.Namespace) -> int:
+    """``new``: write the project, then say what to do next."""
+    from .scaffold import new_project
+
+    try:
+        written, problem = new_project(args.folder, args.title)
+    except OSError as exc:
+        written, problem = [], f"cannot write {exc.filename or args.folder}: {exc.strerror}"
+    if problem:
+        print(f"site-gen: {problem}", file=sys.stderr)
+        return 1
+    print(f"site-gen: made a project in {args.folder}: {', '.join(written)}\n"
+          f"next: copy your profile exports into {args.folder / 'content' / 'dumps'}/ as .txt "
+          f"files, then\n  cd {args.folder} && site-gen serve\n"
+          "to preview the site; push the folder to GitHub to deploy it (docs/deployment.md)")
+    return 0
 
 
 def _run_build(args: argparse.Namespace) -> int:
@@ -111,16 +168,40 @@ def _run_build(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     builder = Builder(args.project, args.output, site_url=args.site_url, jobs=args.jobs,
                       progress=choose_progress(quiet=args.quiet))
+    existed = builder.output.exists()
     result = builder.build(strict=args.strict)
     print_diagnostics(result)
     if not result.ok:
-        print(f"site-gen: build failed; {builder.output} was left as it was", file=sys.stderr)
+        print(*acknowledgements(result.diagnostics), failure_line(
+            result, builder.output, existed, args.strict), sep="\n", file=sys.stderr)
         return 1
     if not args.quiet:
         print(summary_line(result, builder.output, time.perf_counter() - started))
     if args.verbose:
         print("\n".join(stage_lines(result, builder)))
     return 0
+
+
+def failure_line(result: BuildResult, output: Path, existed: bool, strict: bool) -> str:
+    """Why nothing was written, and what became of the output folder."""
+    errors = sum(d.severity is Severity.ERROR for d in result.diagnostics)
+    why = "" if errors or not strict else " (--strict makes warnings errors)"
+    kept = f"{output} was left as it was" if existed else f"nothing was written to {output}"
+    return f"site-gen: build failed{why}; {kept}"
+
+
+def acknowledgements(diagnostics: Sequence[Diagnostic]) -> list[str]:
+    """When only warnings failed a build: the curation entries that accept them as they are,
+    ready to paste (a warning that names a better remedy, such as a year, says so itself)."""
+    if any(d.severity is Severity.ERROR for d in diagnostics):
+        return []
+    entries = [f'  - {{code: {d.code}, at: "{d.path}{f":{d.line}" if d.line else ""}"}}'
+               for d in diagnostics if d.code]
+    if not entries:
+        return []
+    advice = (f"site-gen: to accept these warnings as they are, paste into content/"
+              f"{CURATION_FILE} (the entries only, if it has an acknowledge: list already):")
+    return [advice, "acknowledge:", *entries]
 
 
 def _run_check(args: argparse.Namespace) -> int:
@@ -233,12 +314,14 @@ def _add_serve(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     serve = commands.add_parser(
         "serve", help="build, preview on a local web server, rebuild and reload on every change")
     _project_options(serve)
-    serve.add_argument("--port", "-p", type=int, default=8000, metavar="N",
+    serve.add_argument("--port", "-p", type=_port, default=8000, metavar="N",
                        help="the port to listen on (default: 8000; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", metavar="HOST",
                        help="the address to listen on (default: 127.0.0.1, this machine only)")
     serve.add_argument("--poll", action="store_true",
                        help="watch by polling instead of inotify (network drives, containers)")
+    serve.add_argument("--open", action="store_true",
+                       help="open the site in the web browser once it is served")
     serve.set_defaults(run=_run_serve)
 
 
@@ -275,7 +358,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         server = PreviewServer((args.host, args.port), builder.output, live)
     except OSError as exc:
         print(f"site-gen: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
-              "choose another --port", file=sys.stderr)
+              "choose another --port, or --port 0 for any free one", file=sys.stderr)
         return 1
     reporter = _Reporter(args, builder)
     session = WatchSession(builder, live, poll=args.poll, say=reporter)
@@ -286,6 +369,8 @@ def _run_serve(args: argparse.Namespace) -> int:
         session.start()
         thread.start()
         _say_serving(server, args.host)
+        if args.open:
+            _open_browser(server.url)
         session.run()
     except KeyboardInterrupt:
         pass
@@ -333,6 +418,19 @@ def _say_serving(server: object, host: str) -> None:
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"site-gen: warning: listening on {host}, so other machines can reach this "
               "preview", file=sys.stderr, flush=True)
+
+
+def _open_browser(url: str) -> None:
+    """``serve --open``: the user's browser ($BROWSER, else the system's), or say why not."""
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        print(f"site-gen: could not open a browser; open {url} yourself", file=sys.stderr,
+              flush=True)
 
 
 def _base_path(project: Path) -> str:

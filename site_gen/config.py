@@ -7,14 +7,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .diagnostics import Diagnostic, error, warning
-from .yamlfile import LineDict, line_of, load_yaml
+from .yamlfile import LineDict, did_you_mean, line_of, load_yaml_file
 
 CONFIG_FILE = "site.yaml"
 _KNOWN_KEYS = {"title", "description", "site_url", "language", "theme", "recent_papers",
                "footer", "cname", "citation_files"}
-_TYPES: dict[str, type] = {"recent_papers": int, "citation_files": bool}
-"""Settings that are not text, and their type."""
-_TYPE_NAMES = {int: "a whole number", bool: "true or false", str: "text"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,12 +37,16 @@ class Config:
         return f"/{path}/" if path else "/"
 
 
-def load_config(content_dir: Path, shown: str) -> tuple[Config, list[Diagnostic]]:
-    """Read ``site.yaml`` from the content folder; a missing file means all defaults."""
+def load_config(content_dir: Path, shown: str, site_url_given: bool = False
+                ) -> tuple[Config, list[Diagnostic]]:
+    """Read ``site.yaml`` from the content folder; a missing file means all defaults (a
+    warning, unless ``--site-url`` gave the one setting a deployed site cannot go without)."""
     path = content_dir / CONFIG_FILE
     if not path.is_file():
-        return Config(), [warning(shown, 1, "no site.yaml; using default settings")]
-    data, diagnostics = load_yaml(shown, path.read_text(encoding="utf-8-sig"))
+        return Config(), [] if site_url_given else [warning(
+            shown, 0, "no site.yaml; using default settings (site_url "
+                      f"{Config().site_url}); site-gen new writes a commented one", "no-settings")]
+    data, diagnostics = load_yaml_file(path, shown)
     if diagnostics:
         return Config(), diagnostics
     if data is None:
@@ -56,15 +57,16 @@ def load_config(content_dir: Path, shown: str) -> tuple[Config, list[Diagnostic]
 
 
 def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diagnostic]]:
-    diagnostics = [warning(shown, line_of(data, key), f"unknown setting {key!r} ignored")
+    diagnostics = [warning(shown, line_of(data, key), f"unknown setting {key!r} ignored"
+                                                      + did_you_mean(key, _KNOWN_KEYS), "unknown-key")
                    for key in sorted(set(map(str, data)) - _KNOWN_KEYS)]
     values: dict[str, object] = {}
     for key in sorted(_KNOWN_KEYS & set(data)):
         value = data[key]
-        expected = _TYPES.get(key, str)
-        if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
-            diagnostics.append(error(shown, line_of(data, key),
-                                     f"{key} must be {_TYPE_NAMES[expected]}"))
+        problem = _value_problem(key, value)
+        if problem:
+            diagnostics.append(error(shown, line_of(data, key), f"{key} must be {problem}, "
+                                                                f"not {value!r}"))
             continue
         values[key] = value.strip() if isinstance(value, str) else value
     site_url, problem = checked_site_url(str(values.get("site_url", Config().site_url)))
@@ -74,6 +76,16 @@ def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diag
     else:
         values["site_url"] = site_url
     return Config(**values), diagnostics  # type: ignore[arg-type]
+
+
+def _value_problem(key: str, value: object) -> str:
+    """What a setting's value must be, in words, when it is not that; else ""."""
+    if key == "recent_papers":
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        return "" if whole and value >= 0 else "a whole number, 0 or more"  # type: ignore[operator]
+    if key == "citation_files":
+        return "" if isinstance(value, bool) else "true or false"
+    return "" if isinstance(value, str) else "text (put it in quotes)"
 
 
 def checked_site_url(site_url: str) -> tuple[str, str]:

@@ -7,17 +7,18 @@ details and name variants for authors.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from .diagnostics import Diagnostic, error
+from .diagnostics import Diagnostic, Severity, error, warning
 from .model import Link
 from .readers.source import normalise_line
 from .subjects import looks_like_category
-from .yamlfile import line_of, load_yaml
+from .yamlfile import did_you_mean, line_of, line_of_item, load_yaml_file
 
 CURATION_FILE = "curation.yaml"
 MATCH_KEYS = ("id", "title", "abstract", "source")
@@ -25,6 +26,7 @@ LINK_LABELS = {"arxiv": "arXiv", "pdf": "PDF", "code": "Code", "doi": "DOI",
                "project": "Project page", "video": "Video", "slides": "Slides", "poster": "Poster"}
 _PAPER_KEYS = {"match", "title", "year", "subjects", "links", "hide"}
 _AUTHOR_KEYS = {"name", "display_name", "affiliation", "homepage", "variants"}
+_LISTS = ("papers", "authors", "merge", "distinct", "acknowledge")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,15 +56,36 @@ class AuthorEdit:
 
 
 @dataclass(frozen=True, slots=True)
+class Pairing:
+    """Two records, by place ("file:line"): one paper (``merge:``) or two (``distinct:``)."""
+
+    line: int
+    first: str
+    second: str
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledgement:
+    """A warning the owner has read and accepts: its code and place ("file:line", or a file)."""
+
+    line: int
+    code: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
 class Curation:
     """Every correction in the curation file; empty when there is none."""
 
     path: str = CURATION_FILE
     papers: tuple[PaperEdit, ...] = ()
     authors: tuple[AuthorEdit, ...] = ()
+    merges: tuple[Pairing, ...] = ()
+    distinct: tuple[Pairing, ...] = ()
+    acknowledged: tuple[Acknowledgement, ...] = ()
 
 
-_Edit = TypeVar("_Edit", PaperEdit, AuthorEdit)
+_Edit = TypeVar("_Edit", PaperEdit, AuthorEdit, Pairing, Acknowledgement)
 
 
 class _Problem(Exception):
@@ -78,14 +101,23 @@ def load_curation(content_dir: Path, shown: str) -> tuple[Curation, list[Diagnos
     path = content_dir / CURATION_FILE
     if not path.is_file():
         return Curation(shown), []
-    data, diagnostics = load_yaml(shown, path.read_text(encoding="utf-8-sig"))
+    data, diagnostics = load_yaml_file(path, shown)
     if diagnostics or data is None:
         return Curation(shown), diagnostics
-    if not isinstance(data, dict) or set(data) - {"papers", "authors"}:
-        return Curation(shown), [error(shown, 1, "curation.yaml holds 'papers' and 'authors' lists")]
+    lists = ", ".join(_LISTS)
+    if not isinstance(data, dict):
+        return Curation(shown), [error(shown, 1, f"curation.yaml holds lists: {lists}")]
+    unknown = sorted(set(map(str, data)) - set(_LISTS))
+    if unknown:
+        return Curation(shown), [error(shown, line_of(data, unknown[0]), f"unknown key "
+                                       f"{unknown[0]!r}{did_you_mean(unknown[0], _LISTS)}; "
+                                       f"curation.yaml holds lists: {lists}")]
     papers = _entries(data, "papers", _paper_edit, shown, diagnostics)
     authors = _entries(data, "authors", _author_edit, shown, diagnostics)
-    return Curation(shown, papers, authors), diagnostics
+    merges = _entries(data, "merge", _pairing, shown, diagnostics)
+    distinct = _entries(data, "distinct", _pairing, shown, diagnostics)
+    acknowledged = _entries(data, "acknowledge", _acknowledgement, shown, diagnostics)
+    return Curation(shown, papers, authors, merges, distinct, acknowledged), diagnostics
 
 
 def _entries(data: dict[str, Any], kind: str, parse: Callable[[Any, int], _Edit], shown: str,
@@ -96,9 +128,9 @@ def _entries(data: dict[str, Any], kind: str, parse: Callable[[Any, int], _Edit]
         diagnostics.append(error(shown, line_of(data, kind), f"'{kind}' must be a list"))
         return ()
     parsed = []
-    for entry in entries:
+    for index, entry in enumerate(entries):
         try:
-            parsed.append(parse(entry, line_of(data, kind)))
+            parsed.append(parse(entry, line_of_item(entries, index, line_of(data, kind))))
         except _Problem as problem:
             diagnostics.append(error(shown, problem.line, str(problem)))
     return tuple(parsed)
@@ -110,7 +142,8 @@ def _mapping(entry: Any, fallback: int, allowed: set[str]) -> tuple[dict[str, An
         raise _Problem(line, "each entry must be a mapping")
     unknown = sorted(set(map(str, entry)) - allowed)
     if unknown:
-        raise _Problem(line, f"unknown key {unknown[0]!r}; expected one of {sorted(allowed)}")
+        raise _Problem(line_of(entry, unknown[0]) or line,
+                       f"unknown key {unknown[0]!r}{did_you_mean(unknown[0], allowed)}")
     return entry, line
 
 
@@ -175,3 +208,79 @@ def _author_edit(entry: Any, fallback: int) -> AuthorEdit:
     return AuthorEdit(line, name, _text(entry, "display_name", line),
                       _text(entry, "affiliation", line), homepage,
                       tuple(" ".join(v.split()) for v in variants))
+
+
+def _pairing(entry: Any, line: int) -> Pairing:
+    """``["ada.txt:12", "bo.txt:40"]``: two records' places."""
+    if not isinstance(entry, list) or len(entry) != 2 or not all(
+            isinstance(p, str) and _PLACE.fullmatch(p.strip()) for p in entry):
+        raise _Problem(line, 'each entry must name two records as ["FILE:LINE", "FILE:LINE"], '
+                             f"not {entry!r}")
+    return Pairing(line, entry[0].strip(), entry[1].strip())
+
+
+def _acknowledgement(entry: Any, line: int) -> Acknowledgement:
+    """``{code: no-year, at: "ada.txt:12"}``: a warning accepted as it is."""
+    entry, line = _mapping(entry, line, {"code", "at"})
+    code, at = _text(entry, "code", line), _text(entry, "at", line)
+    if code is None or at is None:
+        raise _Problem(line, "an acknowledgement needs 'code' and 'at' (the warning's code "
+                             "and its FILE:LINE, or FILE for a whole file)")
+    return Acknowledgement(line, code, at)
+
+
+_PLACE = re.compile(r"\S.*:\d+")
+
+
+def at_place(path: str, line: int, place: str) -> bool:
+    """Does ``place`` ("FILE:LINE", or "FILE" for line 0; the file by name or by path) name
+    ``path:line``?"""
+    file, _, number = place.rpartition(":")
+    if not number.isdigit():
+        file, number = place, "0"
+    return int(number) == line and (path == file or path.endswith("/" + file))
+
+
+_DUPLICATE_OF = re.compile(r"suspected duplicate of (.+?:\d+):")
+
+
+def settle(diagnostics: list[Diagnostic], curation: Curation, unused: bool = True
+           ) -> list[Diagnostic]:
+    """The diagnostics but the warnings curation settles: acknowledged by code and place, and
+    suspected duplicates declared ``distinct`` or merged. With ``unused``, an acknowledgement or
+    ``distinct`` pair that settles nothing is a warning at its line: it names a place that no
+    longer says what it did (the dump changed), and must not quietly settle something else."""
+    if not (curation.acknowledged or curation.distinct or curation.merges):
+        return diagnostics
+    used: set[int] = set()
+    kept = []
+    for diagnostic in diagnostics:
+        settled = diagnostic.severity is Severity.WARNING and _settled_by(diagnostic, curation)
+        if settled is None:
+            kept.append(diagnostic)
+        else:
+            used.add(settled)
+    if unused:
+        kept += [warning(curation.path, entry.line, f"{kind} entry settles no warning: "
+                                                    "the place it names no longer warns",
+                         "unused-curation")
+                 for kind, entries in (("acknowledge", curation.acknowledged),
+                                       ("distinct", curation.distinct))
+                 for entry in entries if entry.line not in used]
+    return kept
+
+
+def _settled_by(diagnostic: Diagnostic, curation: Curation) -> int | None:
+    """The line of the curation entry that settles a warning, or None."""
+    here = (diagnostic.path, diagnostic.line)
+    for ack in curation.acknowledged:
+        if ack.code == diagnostic.code and at_place(*here, ack.at):
+            return ack.line
+    match = _DUPLICATE_OF.match(diagnostic.message) if diagnostic.code == "duplicate" else None
+    if match:
+        first = match.group(1).rpartition(":")
+        for pair in curation.distinct + curation.merges:
+            for a, b in ((pair.first, pair.second), (pair.second, pair.first)):
+                if at_place(*here, a) and at_place(first[0], int(first[2]), b):
+                    return pair.line
+    return None

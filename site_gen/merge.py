@@ -110,7 +110,9 @@ def _suspected_duplicates(records: Sequence[Record], abstracts: Sequence[str],
 def _suspected(record: Record, first: Record) -> Diagnostic:
     return warning(record.source.path, record.source.line,
                    f"suspected duplicate of {first.source}: the abstracts open alike "
-                   "but differ beyond case, spacing and punctuation, so they were not merged")
+                   "but differ beyond case, spacing and punctuation, so they were not merged; "
+                   f"in curation.yaml, list [\"{first.source}\", \"{record.source}\"] under "
+                   "merge: if they are one paper, under distinct: if they are two", "duplicate")
 
 
 Position = tuple[str, int]

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import jinja2
 from markupsafe import Markup
 
-from . import __version__, metadata
+from . import SOURCE_URL, __version__, metadata
 from .config import Config
 from .lifeline import die_with_parent
 from .model import Author, Catalog, Paper, Subject, watch_reads
@@ -255,7 +255,7 @@ def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog
 
     env.filters["asset"] = asset
     env.globals.update(globals_, **wrapped, site=site, catalog=tracked,
-                       generator=f"site-gen {__version__}")
+                       generator=f"site-gen {__version__}", source_url=SOURCE_URL)
     _track_templates(env, tracked)
     env.globals.update(fragment=_fragment_renderer(env, tracked, memo, remember),
                        fragments=_fragment_list_renderer(env, tracked, memo, remember))
@@ -276,10 +276,50 @@ def _track_templates(env: jinja2.Environment, tracked: TrackedCatalog) -> None:
 
 
 def template_texts(env: jinja2.Environment) -> dict[str, str]:
-    """The source of every template the environment can load, by name."""
+    """The source of every template the environment can load, by name (TemplateFault for
+    one that is not UTF-8 text)."""
     loader = env.loader
     assert loader is not None
-    return {name: loader.get_source(env, name)[0] for name in sorted(loader.list_templates())}
+    texts = {}
+    for name in sorted(loader.list_templates()):
+        try:
+            texts[name] = loader.get_source(env, name)[0]
+        except UnicodeDecodeError as exc:
+            raise TemplateFault(name, 0, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); "
+                                         "save the file as UTF-8") from None
+    return texts
+
+
+class TemplateFault(Exception):
+    """A template failed: its file (a path, or a template name), line and what went wrong.
+
+    Made from any exception a page's rendering raised, in the process that rendered it (the
+    traceback, which holds the place, does not cross to the parent), and plain data, so it
+    pickles. Not an OSError, which a missing template (jinja2.TemplateNotFound) is, and which
+    the output stage would take for a failed write.
+    """
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(path, line, message)
+        self.path, self.line, self.message = path, line, message
+
+    @classmethod
+    def of(cls, exc: BaseException, template: str, page: str) -> TemplateFault:
+        """The innermost template frame of ``exc``'s traceback, and what ``exc`` says."""
+        path = getattr(exc, "filename", None) or template
+        line = getattr(exc, "lineno", None) or 0
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename.endswith(".html"):
+                path, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+            tb = tb.tb_next
+        if isinstance(exc, jinja2.TemplateNotFound):
+            what = f"template {exc.name!r} not found"
+        elif isinstance(exc, jinja2.TemplateError):
+            what = str(exc.message or exc)
+        else:
+            what = f"{exc} ({type(exc).__name__})"
+        return cls(str(path), line, f"template error{' on ' + page if page else ''}: {what}")
 
 
 PARALLEL_THRESHOLD = 400
@@ -320,6 +360,8 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
         else:  # joined at once, which costs less than taking a stream
             html = (template.render(route.context, **values),)
         data = _tidy(html)
+    except Exception as exc:  # noqa: BLE001 - any failure in a template is the template's
+        raise TemplateFault.of(exc, route.template, route.url or "the home page") from None
     finally:
         watch_reads(None)
     receipt = job.writer.write(route.output, data)

@@ -62,7 +62,7 @@ class WatchSession:
     """Build, then rebuild on every batch of input changes until stopped."""
 
     def __init__(self, builder: Builder, live: LiveState | None = None, poll: bool = False,
-                 strict: bool = False, say: Say = _print, warn: Say = _print_err,
+                 strict: bool | str = False, say: Say = _print, warn: Say = _print_err,
                  watcher_factory: Callable[[ChangeQueue], Watcher] | None = None) -> None:
         self.builder = builder
         self.live = live

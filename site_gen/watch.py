@@ -91,9 +91,9 @@ def classify(path: str | PurePath, layout: Layout) -> ChangeKind:
         return ChangeKind.CONFIG
     if path == content / CURATION_FILE:
         return ChangeKind.CURATION
-    if path == content / DUMPS_DIR or path.parent == content / DUMPS_DIR:
+    if _within(path, content / DUMPS_DIR):
         return ChangeKind.DUMP
-    if path.parent == content / PAGES_DIR and path.suffix == ".md":
+    if _within(path, content / PAGES_DIR) and path != content / PAGES_DIR:  # or a file it shows
         return ChangeKind.PAGE
     if any(_within(path, folder) for folder in layout.templates):
         return ChangeKind.TEMPLATE

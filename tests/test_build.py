@@ -155,11 +155,10 @@ def test_broken_template_is_a_diagnostic_with_a_line(make_project) -> None:
     result = build(project)
     assert not result.ok
     problem = str(result.diagnostics[-1])
-    assert problem.startswith("templates/404.html:2: template error: 'nope' is undefined")
+    assert problem.startswith("templates/404.html:2: template error on 404.html: 'nope' is undefined")
 
 
 @pytest.mark.parametrize("files, message", [
-    ({}, "content/dumps: no dump files found"),
     ({"content/dumps/x.txt": b"Ann Lee\n\nBo Wu\n\ncaf\xe9"}, "content/dumps/x.txt:5: not valid UTF-8"),
     ({**GOOD, "content/site.yaml": "title: [unclosed\n"}, "content/site.yaml:2: invalid YAML"),
     ({**GOOD, "content/site.yaml": "site_url: ftp://x\n"}, "content/site.yaml:1: site_url must be"),
@@ -180,7 +179,8 @@ def test_strict_fails_on_warnings(make_project) -> None:
     result = build(project, strict=True)
     assert not result.ok
     assert [str(d) for d in result.diagnostics] == [
-        "content/curation.yaml:2: warning: curation entry (title: 'Nothing Like This') matches no paper"]
+        ("content/curation.yaml:2: warning: curation entry (title: 'Nothing Like This') matches no "
+         "paper [curation-match]")]
 
 
 def test_cli_build_exit_codes_and_messages(make_project, capsys) -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import site_gen.catalog as catalog_module
 from site_gen.catalog import CatalogMemo, build_catalog
-from site_gen.curation import AuthorEdit, Curation, PaperEdit
+from site_gen.curation import AuthorEdit, Curation, Pairing, PaperEdit
 from site_gen.model import Catalog, Dump, Link, Record, SourceRef
 from site_gen.readers import read_dump
 
@@ -47,6 +47,9 @@ CURATIONS = [
                                links=(Link("code", "https://example.org/c", "Code"),)))),
     Curation(authors=(AuthorEdit(1, "Bo Wu", variants=("王小明",)),),
              papers=(PaperEdit(1, "id", "rollout-systems", title="Renamed Systems Paper"),)),
+    Curation(merges=(Pairing(1, "d0.txt:1", "d1.txt:1"), Pairing(2, "d2.txt:1", "d0.txt:11"),
+                     Pairing(3, "d1.txt:1", "d3.txt:21")),  # records are at lines 1, 11, 21, ...
+             papers=(PaperEdit(4, "source", "d1.txt:11", hide=True),)),
 ]
 FIELDS = {"abstract": ABSTRACTS, "title": TITLES, "year": YEARS, "authors": AUTHORS,
           "subjects": SUBJECTS, "et_al": [False, True]}

@@ -135,7 +135,7 @@ def test_count_lines(count: str, expected: tuple[int, bool]) -> None:
 def test_wrong_exact_count_is_a_warning() -> None:
     _, diagnostics = read(listing_dump("A B", [(2024, "T", abstract("x"), ["cs.LG"])],
                                        count="3 records"))
-    assert [(d.line, d.severity) for d in diagnostics] == [(3, Severity.WARNING)]
+    assert [(d.line, d.severity) for d in diagnostics] == [(7, Severity.WARNING)]  # the claim line
     assert "claims 3 records but holds 1" in diagnostics[0].message
 
 

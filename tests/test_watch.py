@@ -50,7 +50,8 @@ K = ChangeKind
     ("content/site.yaml", K.CONFIG),
     ("content/curation.yaml", K.CURATION),
     ("content/pages/about.md", K.PAGE),
-    ("content/pages/notes.txt", K.IGNORED),
+    ("content/pages/notes.txt", K.PAGE),  # a file a page may show
+    ("content/pages", K.IGNORED),
     ("templates/paper.html", K.TEMPLATE),
     ("templates/partials/macros.html", K.TEMPLATE),
     (str(THEME / "templates/base.html"), K.TEMPLATE),
@@ -77,7 +78,7 @@ K = ChangeKind
     # other files in the project
     ("README.md", K.IGNORED),
     ("content/notes.txt", K.IGNORED),
-    ("content/dumps/sub/x.txt", K.IGNORED),
+    ("content/dumps/sub/x.txt", K.DUMP),  # dumps in subfolders are read
 ])
 def test_classify(path: str, kind: ChangeKind) -> None:
     assert classify(P / path, LAYOUT) is kind

@@ -78,25 +78,26 @@ def read(path: str, lines: Sequence[Line]) -> tuple[Dump | None, list[Diagnostic
     header = _read_header(path, lines[:start], diagnostics)
     if header is None:
         return None, diagnostics
-    owner, owner_line, claim = header
+    owner, owner_line, claim, claim_line = header
     records: list[Record] = []
     for group in _record_groups(lines[start:]):
         record = _read_record(path, owner, group, diagnostics)
         if record is not None:
             records.append(record)
-    _check_claim(path, claim, owner_line, len(records), diagnostics)
+    _check_claim(path, claim, claim_line, len(records), diagnostics)
     dump = Dump(path, FORMAT, owner, owner_line, claim, tuple(records))
     return dump, diagnostics
 
 
 def _read_header(
     path: str, lines: Sequence[Line], diagnostics: list[Diagnostic]
-) -> tuple[str, int, CountClaim | None] | None:
+) -> tuple[str, int, CountClaim | None, int] | None:
     """The header's lines by their place: after the optional label, the owner's line holds
     the owner whatever it spells; then the attribution, count and 'Linked' lines."""
     owner: Line | None = None
     attributed: Line | None = None
     claim: CountClaim | None = None
+    claim_line = 0
     for line in lines:
         text = line.text
         if _LABEL.fullmatch(text) or _LINKED.fullmatch(text):
@@ -105,7 +106,7 @@ def _read_header(
             attributed = Line(line.number, match.group(1).strip())
         elif match := _COUNT.fullmatch(text):
             count = int(match.group(2).replace(",", ""))
-            claim = CountClaim(count, bool(match.group(1)))
+            claim, claim_line = CountClaim(count, bool(match.group(1))), line.number
         elif (owner_place := owner is None and attributed is None and claim is None) \
                 and is_name(text):
             owner = line
@@ -115,13 +116,13 @@ def _read_header(
     if owner and attributed and fold(owner.text) != fold(attributed.text):
         diagnostics.append(warning(path, attributed.number,
                                    f"header names {owner.text!r} but attributes records to "
-                                   f"{attributed.text!r}; using {owner.text!r}"))
+                                   f"{attributed.text!r}; using {owner.text!r}", "owner-mismatch"))
     owner = owner or attributed
     if owner is None:
         first = lines[0].number if lines else 1
         diagnostics.append(error(path, first, "no profile owner name before the first record"))
         return None
-    return owner.text, owner.number, claim
+    return owner.text, owner.number, claim, claim_line
 
 
 def _misplaced(text: str, owner_place: bool) -> str:
@@ -171,7 +172,7 @@ def _read_record(
         return None
     title, abstract = _split_title(path, source, texts, diagnostics)
     if not subjects:
-        diagnostics.append(warning(path, source.number, "record has no subject line"))
+        diagnostics.append(warning(path, source.number, "record has no subject line", "no-subject"))
     return Record(SourceRef(path, source.number), owner, title, (), False, year,
                   tuple(subjects), abstract)
 
@@ -183,7 +184,8 @@ def _read_year(path: str, source: Line, diagnostics: list[Diagnostic]) -> int | 
         return None  # the catalog warns when no record of the paper, nor curation, has a year
     year = int(digits)
     if not MIN_YEAR <= year <= MAX_YEAR:
-        diagnostics.append(warning(path, source.number, f"implausible year {year} ignored"))
+        diagnostics.append(warning(path, source.number, f"implausible year {year} ignored",
+                                   "implausible-year"))
         return None
     return year
 
@@ -196,9 +198,9 @@ def _split_title(
         return texts[0].text, "\n\n".join(t.text for t in texts[1:])
     only = texts[0].text
     if len(only) <= MAX_TITLE and not re.search(r"[.!?]\s+\S", only):
-        diagnostics.append(warning(path, source.number, "record has no abstract"))
+        diagnostics.append(warning(path, source.number, "record has no abstract", "no-abstract"))
         return only, ""
-    diagnostics.append(warning(path, source.number, "record has no title"))
+    diagnostics.append(warning(path, source.number, "record has no title", "no-title"))
     return None, only
 
 
@@ -206,5 +208,5 @@ def _check_claim(
     path: str, claim: CountClaim | None, line: int, found: int, diagnostics: list[Diagnostic]
 ) -> None:
     if claim and not claim.at_least and claim.count != found:
-        diagnostics.append(warning(path, line,
-                                   f"the dump claims {claim} but holds {found}"))
+        diagnostics.append(warning(path, line, f"the dump claims {claim} but holds {found} (shown "
+                                               "on the author page)", "claim-count"))

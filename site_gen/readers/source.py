@@ -56,7 +56,8 @@ def split_lines(path: str, text: str) -> tuple[list[Line], list[Diagnostic]]:
     diagnostics: list[Diagnostic] = []
     for number, raw in enumerate(_LINE_BREAK.split(text), start=1):
         if _CONTROL.search(raw.replace("\t", " ")) and not diagnostics:
-            diagnostics.append(warning(path, number, "control characters removed"))
+            diagnostics.append(warning(path, number, "control characters removed",
+                                               "control-characters"))
         clean = normalise_line(raw)
         if clean:
             lines.append(Line(number, clean))

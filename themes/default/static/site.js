@@ -74,6 +74,23 @@
     opened = [];
   });
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setupToggle);
-  else setupToggle();
+  // Opened from a file (file://), the search page cannot load its index: say how to preview.
+  function explainFileSearch() {
+    var form = document.querySelector("form[data-index]");
+    if (location.protocol !== "file:" || !form) return;
+    var note = document.createElement("p");
+    note.className = "file-notice";
+    note.setAttribute("role", "note");
+    note.textContent = "Search needs the site served over HTTP: browsers do not let a page " +
+      "opened from a file load the search index. Run `site-gen serve` in the project folder " +
+      "and open the address it prints.";
+    form.parentNode.insertBefore(note, form);
+  }
+
+  function setup() {
+    setupToggle();
+    explainFileSearch();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
 })();

@@ -1,0 +1,141 @@
+"""``site-gen new``, the install story, the dumps folder's layout and the theming recipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import yaml
+from conftest import REPO, SEEDS, read_tree, write_files
+
+from site_gen import SOURCE_URL, __version__
+from site_gen.cli import main
+from site_gen.scaffold import INSTALL
+
+SEED = min(SEEDS.glob("*.txt"))
+
+
+def test_a_new_project_builds_strictly_and_passes_check_at_once(tmp_path: Path, capsys) -> None:
+    project = tmp_path / "my-site"
+    assert main(["new", str(project), "--title", 'Our "Lab": papers']) == 0
+    said = capsys.readouterr().out
+    assert f"copy your profile exports into {project / 'content' / 'dumps'}/" in said
+    for name in ("content/site.yaml", "content/dumps/README.md", "content/curation.yaml",
+                 "content/pages/about.md", ".gitignore", ".github/workflows/pages.yml"):
+        assert (project / name).is_file(), name
+    assert main(["build", "--project", str(project)]) == 0
+    err = capsys.readouterr().err
+    assert "content/dumps: warning: no dump files found: copy profile exports here" in err
+    assert "README.md" not in err  # the note beside the dumps is not read as one
+    home = (project / "_site/index.html").read_text()
+    assert "<title>Our &#34;Lab&#34;: papers</title>" in home
+    assert main(["check", "--project", str(project)]) == 0
+    # with a dump copied in, nothing is left that --strict fails on
+    (project / "content/dumps/ada.txt").write_bytes(SEED.read_bytes())
+    assert main(["build", "--strict", "--project", str(project)]) == 0, capsys.readouterr().err
+    assert main(["check", "--project", str(project)]) == 0
+
+
+def test_new_overwrites_nothing(tmp_path: Path, capsys) -> None:
+    project = write_files(tmp_path / "mine", {"notes.txt": "mine"})
+    assert main(["new", str(project)]) == 1
+    assert "is not empty; site-gen new starts a project in a new or empty folder" in \
+        capsys.readouterr().err
+    assert read_tree(project) == {"notes.txt": b"mine"}
+    (tmp_path / "file").write_text("x")
+    assert main(["new", str(tmp_path / "file")]) == 1
+    empty_but_git = tmp_path / "repo"
+    (empty_but_git / ".git").mkdir(parents=True)
+    assert main(["new", str(empty_but_git)]) == 0  # a fresh clone is a fine place
+
+
+def test_the_new_workflow_installs_this_version_from_the_source_repository(tmp_path) -> None:
+    assert main(["new", str(tmp_path / "p")]) == 0
+    text = (tmp_path / "p/.github/workflows/pages.yml").read_text()
+    steps = yaml.safe_load(text)["jobs"]["build"]["steps"]
+    install = next(s["run"] for s in steps if s.get("name") == "Install site-gen")
+    assert install == f'python -m pip install "site-gen @ git+{SOURCE_URL}@v{__version__}"'
+    assert install == INSTALL
+    # the rest of the workflow is the one this repository deploys with, and docs show both
+    ours = (REPO / ".github/workflows/pages.yml").read_text()
+    assert _without_install(text) == _without_install(ours)
+    deployment = (REPO / "docs/deployment.md").read_text()
+    assert f"run: {INSTALL}" in deployment
+    assert f"run: {INSTALL}" in text
+
+
+def _without_install(workflow: str) -> str:
+    return re.sub(r"      - name: Install site-gen\n(        .*\n)+", "", workflow)
+
+
+def test_project_urls_name_the_source_and_nothing_links_to_a_missing_package_page() -> None:
+    urls = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]
+    assert urls["Source"] == SOURCE_URL
+    assert all(u.startswith(SOURCE_URL) for u in urls.values())
+    for folder in ("themes", "content", "docs", "site_gen"):
+        for path in (REPO / folder).rglob("*"):
+            if path.is_file() and path.suffix in (".html", ".md", ".py", ".yaml", ".txt"):
+                assert "pypi.org/project/site-gen" not in path.read_text(errors="replace"), path
+    readme = (REPO / "README.md").read_text()
+    assert INSTALL.removeprefix("python -m pip install ").join(["pip install ", ""]) in readme
+
+
+def test_dumps_in_subfolders_are_read_and_only_txt_files(tmp_path: Path, capsys) -> None:
+    project = tmp_path / "p"
+    assert main(["new", str(project)]) == 0
+    write_files(project, {"content/dumps/2024/ada.txt": SEED.read_bytes(),
+                          "content/dumps/notes.md": "# not a dump\n",
+                          "content/dumps/export.csv": "also, not, read\n",
+                          "content/dumps/.hidden/old.txt": "never read\n"})
+    assert main(["build", "--project", str(project)]) == 0
+    err = capsys.readouterr().err
+    assert err.splitlines() == [("content/dumps/export.csv: warning: not read: dumps are .txt "
+                                 "files (rename it to export.txt if it is one) [not-a-dump]")]
+    papers = json.loads((project / "_site/papers.json").read_text())["papers"]
+    assert papers and all(s["path"] == "content/dumps/2024/ada.txt"
+                          for p in papers for s in p["sources"]), papers[0]
+
+
+def test_the_theming_recipe_works_as_written_on_every_page(tmp_path: Path) -> None:
+    doc = (REPO / "docs/theming.md").read_text()
+    files = {m.group(1): m.group(0).split("\n", 1)[1].rsplit("```", 1)[0]
+             for m in re.finditer(r"```\w+\n(?:/\*|\{#) my-site/(\S+) (?:\*/|#\})\n.*?```", doc,
+                                  re.DOTALL)}
+    assert {"static/custom.css", "templates/base.html"} <= set(files)  # and the paper.html example
+    project = write_files(tmp_path / "my-site", {**files, "content/dumps/ada.txt":
+                                                 SEED.read_bytes()})
+    assert main(["build", "-q", "--project", str(project)]) == 0
+    pages = sorted((project / "_site").rglob("*.html"))
+    assert len(pages) > 20
+    for page in pages:
+        assert re.search(r'<link rel="stylesheet" href="[./]*assets/custom\.css\?v=\w+">',
+                         page.read_text()), page
+    assert (project / "_site/assets/custom.css").read_text() == files["static/custom.css"]
+
+
+def test_serve_open_opens_the_served_address_in_the_browser(tmp_path: Path) -> None:
+    assert main(["new", str(tmp_path / "p")]) == 0
+    opened = tmp_path / "opened.txt"
+    browser = write_files(tmp_path, {"browser.sh": f'#!/bin/sh\necho "$1" > {opened}\n'})
+    (browser / "browser.sh").chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(REPO), "BROWSER": str(tmp_path / "browser.sh")}
+    process = subprocess.Popen([sys.executable, "-m", "site_gen", "serve", "--port", "0",
+                                "--open"], cwd=tmp_path / "p", env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stderr is not None
+    try:
+        served = next(line for line in process.stderr if line.startswith("site-gen: serving "))
+        deadline = time.monotonic() + 10
+        while not opened.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=20)
+    assert opened.read_text().strip() == served.split()[2]
