@@ -365,7 +365,7 @@ def test_citation_files_are_made_in_the_browser_by_default(hostile_site: Path) -
 def test_citation_files_setting_must_be_true_or_false(make_project) -> None:
     result = build(make_project(hostile_files("citation_files: yes please\n")))
     assert [str(d) for d in result.diagnostics if d.severity.name == "ERROR"] == [
-        "content/site.yaml:4: citation_files must be true or false"]
+        "content/site.yaml:4: citation_files must be true or false, not 'yes please'"]
 
 
 # ---- feeds, sitemap, robots, exports ------------------------------------------------------------
