@@ -168,8 +168,8 @@ class _NameIndex:
             key = fold(edit.name)
             for variant in edit.variants:
                 self.alias[fold(variant)] = key
-            if edit.display_name:
-                self.fixed[key] = edit.display_name
+            if fixed := _curated_name(edit):
+                self.fixed[key] = fixed
         self.spellings: dict[str, Counter[str]] = defaultdict(Counter)
         self.display: dict[str, str] = {}
         self.counted: dict[str, Dump] = {}
@@ -221,6 +221,13 @@ class _NameIndex:
             else:
                 del self.spellings[key]
                 self.display.pop(key, None)
+
+
+def _curated_name(edit: AuthorEdit) -> str | None:
+    """The name curation fixes: ``display_name``, else ``name`` when ``variants`` merges other
+    spellings into it (the owner named the person; which profile's spelling sorts first by
+    file name must not)."""
+    return edit.display_name or (edit.name if edit.variants else None)
 
 
 def _best_spelling(counts: Counter[str]) -> str:

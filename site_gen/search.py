@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .memo import Carried, CatalogDelta, Pieces, in_step, made_files
 from .model import Author, Catalog, Paper
-from .text import plain_text
+from .text import macro_words, plain_text
 from .urls import author_url, paper_url
 
 SEARCH_FILE = "search.json"
@@ -350,7 +350,8 @@ def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
                                    "y": paper.year, "s": list(paper.subjects), "b": abstract}
     if paper.et_al:
         fragment["e"] = len(paper.author_ids)
-    return SearchDoc(fragment, (title, " ".join(names), subjects, abstract), paper.year,
+    words = f"{abstract} {macro_words(paper.abstract)}"  # Θ is found as theta, √ as sqrt
+    return SearchDoc(fragment, (title, " ".join(names), subjects, words), paper.year,
                      paper.subjects)
 
 

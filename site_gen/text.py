@@ -13,6 +13,9 @@ from functools import lru_cache
 
 from latex2mathml.converter import convert as latex_to_mathml
 from markupsafe import Markup, escape
+from pylatexenc import latex2text
+from pylatexenc.latex2text import LatexNodes2Text
+from pylatexenc.latexwalker import LatexMacroNode
 from slugify import slugify as _slugify
 
 MEMO = 1 << 20
@@ -275,25 +278,76 @@ def _serialise(element: ET.Element) -> str:
 
 # ---- Plain text ---------------------------------------------------------------------------
 
-_PLAIN_SYMBOLS = {
-    "times": "×", "cdot": "·", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "approx": "≈",
-    "sim": "∼", "pm": "±", "to": "→", "rightarrow": "→", "infty": "∞", "alpha": "α",
-    "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "theta": "θ", "lambda": "λ",
-    "mu": "μ", "pi": "π", "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω", "%": "%",
-    "&": "&", "_": "_", "#": "#", "$": "$", ",": " ", ";": " ", "ldots": "…", "dots": "…",
-}
-_PLAIN_COMMAND = re.compile(r"\\([A-Za-z]+|[%&_#$,;])")
-_DOLLARS = re.compile(r"(?<!\\)\$+")
-_BRACES = re.compile(r"(?<!\\)[{}]")
+_LATEX_MARKS = ("\\", "$", "{", "}", "~")
+"""Text holding none of these holds no LaTeX for plain_text to read (most titles, many abstracts)."""
+_LATEX_ISLAND = re.compile(_MATH.pattern + r"|\\(?P<macro>[A-Za-z]+\*?)|\\.|[{}~]", re.DOTALL)
+_ARGUMENT = re.compile(r"\s*\{")
+_BARE = re.compile(r"(?<!\\)([%&])")
+"""``%`` and ``&`` written as text ("50%", "R&D"): TeX would read a comment and a column break."""
+_MACRO_NAME = re.compile(r"\\([A-Za-z]+)")
 
 
 @lru_cache(maxsize=MEMO)
 def plain_text(text: str) -> str:
-    """Abstract text without markup: for search, meta descriptions and derived titles."""
-    if "$" in text:
-        text = _DOLLARS.sub("", text)
-    if "\\" in text:
-        text = _PLAIN_COMMAND.sub(lambda m: _PLAIN_SYMBOLS.get(m.group(1), ""), text)
-    if "{" in text or "}" in text:
-        text = _BRACES.sub("", text)
-    return " ".join(text.replace("~", " ").split())
+    """Text without markup, LaTeX read as Unicode (``$O(n \\log n)$`` -> ``O(n log n)``): for
+    search, descriptions, feeds, exports and ``<title>``. Unknown macros keep their name.
+
+    Only the LaTeX in it (math, a macro with its braced arguments, a brace, a tilde) goes
+    through pylatexenc, one piece at a time: reading a whole abstract costs it milliseconds,
+    and the text between those pieces is text already."""
+    if any(mark in text for mark in _LATEX_MARKS):
+        out: list[str] = []
+        pos = 0
+        for island in _LATEX_ISLAND.finditer(text):
+            if island.start() < pos:  # inside the arguments of the macro before
+                continue
+            end = island.end()
+            if island.group("macro"):
+                while (argument := _ARGUMENT.match(text, end)) is not None:
+                    end = _braced(text, argument.end())[1]
+            out += (text[pos : island.start()], _latex_piece(text[island.start() : end]))
+            pos = end
+        text = "".join(out) + text[pos:]
+    return " ".join(text.split())
+
+
+@lru_cache(maxsize=MEMO)
+def _latex_piece(latex: str) -> str:
+    """One piece of LaTeX as text (pieces such as ``$\\times$`` recur in many abstracts)."""
+    return _latex_reader().latex_to_text(_BARE.sub(r"\\\1", latex))
+
+
+def macro_words(text: str) -> str:
+    """The names of the macros in ``text`` (``theta sqrt``), for search to find ``Θ`` and ``√``
+    by the words their authors typed."""
+    return " ".join(dict.fromkeys(_MACRO_NAME.findall(text))) if "\\" in text else ""
+
+
+@lru_cache(maxsize=1)
+def _latex_reader() -> LatexNodes2Text:
+    """pylatexenc's converter, with three changes for abstracts: an unknown macro keeps its
+    name, ``\\sqrt{d}`` is ``√d`` (parentheses only around more than one character), and
+    citations and references keep their keys."""
+    context = latex2text.get_default_latex_context_db()
+    context.set_unknown_macro_spec(latex2text.MacroTextSpec("", simplify_repl=_unknown_macro))
+    context.add_context_category("site-gen", prepend=True, macros=[
+        latex2text.MacroTextSpec("sqrt", simplify_repl=_square_root),
+        *(latex2text.MacroTextSpec(name, simplify_repl=_last_argument)
+          for name in ("cite", "citep", "citet", "ref", "eqref", "label")),
+    ])
+    return LatexNodes2Text(latex_context=context, math_mode="text")
+
+
+def _unknown_macro(node: LatexMacroNode) -> str:
+    return f"{node.macroname} "
+
+
+def _last_argument(node: LatexMacroNode, l2tobj: LatexNodes2Text) -> str:
+    arguments = node.nodeargd.argnlist if node.nodeargd else []
+    last = arguments[-1] if arguments else None
+    return l2tobj.nodelist_to_text([last]).strip() if last is not None else ""
+
+
+def _square_root(node: LatexMacroNode, l2tobj: LatexNodes2Text) -> str:
+    radicand = _last_argument(node, l2tobj)
+    return "√" + (radicand if len(radicand) == 1 else f"({radicand})")

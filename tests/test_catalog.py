@@ -199,3 +199,20 @@ def test_hostile_and_empty_titles_and_names_give_safe_distinct_urls() -> None:
                           record("b.txt", 1, "!!!", abstract("q"), "Fine Title Here", 2021,
                                  authors=("???", "...")))
     assert [p.id for p in again.papers] == [p.id for p in catalog.papers]
+
+
+def test_curated_name_wins_when_variants_merge_spellings() -> None:
+    records = (record("a.txt", 1, "M. Kowalska", abstract("one"), "Paper One Is Here", 2020),
+               record("b.txt", 1, "Maria Kowalska", abstract("two"), "Paper Two Is Here", 2021))
+    merged = Curation(authors=(AuthorEdit(1, "Maria Kowalska", variants=("M. Kowalska",)),))
+    catalog, _ = catalog_of(*records, curation=merged)
+    assert [(a.name, a.id, len(a.paper_ids)) for a in catalog.authors] == [
+        ("Maria Kowalska", "maria-kowalska", 2)]
+    shown = Curation(authors=(AuthorEdit(1, "Maria Kowalska", display_name="Maria K. Kowalska",
+                                         variants=("M. Kowalska",)),))
+    catalog, _ = catalog_of(*records, curation=shown)
+    assert [(a.name, a.id) for a in catalog.authors] == [("Maria K. Kowalska", "maria-k-kowalska")]
+    unmerged = Curation(authors=(AuthorEdit(1, "Jose Nunez", affiliation="Somewhere"),))
+    catalog, _ = catalog_of(record("a.txt", 1, "José Núñez", abstract("one"), "Paper One Is Here"),
+                            curation=unmerged)
+    assert catalog.authors[0].name == "José Núñez"  # without variants, the profile's spelling
