@@ -236,8 +236,10 @@ def _best_spelling(counts: Counter[str]) -> str:
 
 
 def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagnostic]) -> Paper:
-    """A paper from its records: first titled record leads; author lists come from any record."""
-    lead = min(group, key=lambda r: (r.title is None, r.source))
+    """A paper from its records: the best title and abstract lead; author lists come from any
+    record."""
+    lead = _best_titled(group)
+    text = _best_abstract(group)
     years = sorted({r.year for r in group if r.year is not None})
     if len(years) > 1:
         diagnostics.append(warning(lead.source.path, lead.source.line,
@@ -247,13 +249,54 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
     extra = _unique(k for k in (names.key(r.owner) for r in group) if k not in author_keys)
     subjects = _unique(s for r in sorted(group, key=lambda r: r.source) for s in r.subjects)
     origin: TitleOrigin = "dump" if lead.title else "derived"
-    title = lead.title or derive_title(lead.abstract)
+    title = lead.title or derive_title(text)
     return Paper(
         id="", title=title, title_origin=origin, year=years[0] if years else None,
-        subjects=subjects, abstract_text=lead.abstract, author_ids=author_keys,
+        subjects=subjects, abstract_text=text, author_ids=author_keys,
         extra_author_ids=extra, et_al=bool(listed and listed.et_al),
         authors_listed=listed is not None, sources=tuple(sorted(r.source for r in group)),
     )
+
+
+def _best_titled(group: list[Record]) -> Record:
+    """The record whose title the paper shows (docs/merging.md): one with a title, a complete
+    title over a truncated one, proper capitalisation over all lower or all upper case, then
+    the first by (dump path, line)."""
+    if len(group) == 1:
+        return group[0]
+    titles = _complete([r.title for r in group if r.title])
+    return min(group, key=lambda r: (r.title is None, r.title is not None and _cut(r.title, titles),
+                                     r.title is not None and _badly_cased(r.title), r.source))
+
+
+def _best_abstract(group: list[Record]) -> str:
+    """The abstract the paper shows: the longest complete one, then the first by place."""
+    if len(group) == 1:
+        return group[0].abstract
+    texts = _complete([r.abstract for r in group])
+    return min(group, key=lambda r: (_cut(r.abstract, texts), -len(r.abstract), r.source)).abstract
+
+
+_ELLIPSES = ("…", "...")
+
+
+def _complete(texts: list[str]) -> list[str]:
+    """The folded texts that do not end in an ellipsis."""
+    return [fold(t) for t in texts if not t.rstrip().endswith(_ELLIPSES)]
+
+
+def _cut(text: str, others: list[str]) -> bool:
+    """Whether ``text`` is truncated: it ends in an ellipsis, or another record's complete
+    text (folded) goes on where it stops."""
+    if text.rstrip().endswith(_ELLIPSES):
+        return True
+    folded = fold(text)
+    return any(len(other) > len(folded) and other.startswith(folded) for other in others)
+
+
+def _badly_cased(title: str) -> bool:
+    """All lower or all upper case (``learning rate warmup``, ``LEARNING RATE WARMUP``)."""
+    return title.lower() == title or title.upper() == title
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:

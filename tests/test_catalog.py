@@ -216,3 +216,42 @@ def test_curated_name_wins_when_variants_merge_spellings() -> None:
     catalog, _ = catalog_of(record("a.txt", 1, "José Núñez", abstract("one"), "Paper One Is Here"),
                             curation=unmerged)
     assert catalog.authors[0].name == "José Núñez"  # without variants, the profile's spelling
+
+
+TITLE = "Learning Rate Warmup Revisited: A Theory of Adaptive Optimisers"
+
+
+@pytest.mark.parametrize("first, second, shown", [
+    pytest.param(None, TITLE, TITLE, id="a-title-over-a-derived-one"),
+    pytest.param(TITLE.lower(), TITLE, TITLE, id="proper-case-over-lower-case"),
+    pytest.param(TITLE.upper(), TITLE, TITLE, id="proper-case-over-upper-case"),
+    pytest.param("Learning Rate Warmup Revisited: A Theory…", TITLE.lower(), TITLE.lower(),
+                 id="complete-over-truncated-by-an-ellipsis"),
+    pytest.param("Learning Rate Warmup Revisited", TITLE, TITLE, id="complete-over-cut-short"),
+])
+def test_the_best_title_leads_whatever_the_file_order(first: str | None, second: str,
+                                                       shown: str) -> None:
+    for a, b in ((first, second), (second, first)):
+        catalog, _ = catalog_of(record("a.txt", 1, "Ann Lee", LONG, a, 2024),
+                                record("b.txt", 1, "Bo Wu", LONG, b, 2024))
+        assert [p.title for p in catalog.papers] == [shown]
+
+
+def test_title_ties_go_to_the_first_record_by_file_name() -> None:
+    sentence_case = "Learning rate warmup revisited: a theory of adaptive optimisers"
+    for a, b in ((TITLE, sentence_case), (sentence_case, TITLE)):
+        catalog, _ = catalog_of(record("a.txt", 1, "Ann Lee", LONG, a, 2024),
+                                record("b.txt", 1, "Bo Wu", LONG, b, 2024))
+        assert [p.title for p in catalog.papers] == [a]
+
+
+def test_the_longest_complete_abstract_leads() -> None:
+    cut = LONG[:180] + "…"
+    longer = LONG + " The code is open source."
+    for texts in ((cut, LONG, longer), (longer, cut, LONG), (LONG, longer, cut)):
+        catalog, _ = catalog_of(*(record(f"{i}.txt", 1, "Ann Lee", t, TITLE, 2024)
+                                  for i, t in enumerate(texts)))
+        assert [p.abstract for p in catalog.papers] == [longer]
+    catalog, _ = catalog_of(record("a.txt", 1, "Ann Lee", LONG + " And more words …", TITLE, 2024),
+                            record("b.txt", 1, "Bo Wu", LONG, TITLE, 2024))
+    assert catalog.papers[0].abstract == LONG  # complete over longer but truncated
