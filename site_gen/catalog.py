@@ -12,6 +12,7 @@ The result equals a fresh build's, object order and diagnostics included.
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
@@ -21,7 +22,7 @@ from operator import itemgetter
 from typing import TypeVar
 
 from .curation import AuthorEdit, Curation, PaperEdit
-from .diagnostics import Diagnostic, warning
+from .diagnostics import Diagnostic, Severity, error, warning
 from .merge import Regrouping, group_records
 from .model import Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject, TitleOrigin
 from .subjects import category
@@ -307,7 +308,13 @@ def _apply_curation(drafts: list[Paper], curation: Curation) -> tuple[list[Paper
     diagnostics: list[Diagnostic] = []
     hidden: set[int] = set()
     for edit in curation.papers:
-        matches = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
+        if edit.match_key == "source":
+            matches, found = _by_source(edit, drafts, curation.path)
+            diagnostics += found
+            if found and found[0].severity is Severity.ERROR:
+                continue
+        else:
+            matches = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
         if len(matches) != 1:
             what = "matches no paper" if not matches else f"matches {len(matches)} papers"
             diagnostics.append(warning(curation.path, edit.line,
@@ -331,6 +338,45 @@ def _selects(edit: PaperEdit, paper: Paper) -> bool:
     return any(_source_matches(source, value) for source in paper.sources)
 
 
+def _by_source(edit: PaperEdit, drafts: list[Paper], path: str) -> tuple[list[int], list[Diagnostic]]:
+    """The papers a ``source`` entry applies to, checked against its anchor: a refreshed export
+    moves lines, and the entry must never silently apply to the paper now at its line."""
+    here = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
+    where = f"curation entry for {edit.match_value!r}"
+    if edit.anchor is None:
+        example = (f"match: {{source: {_quoted(edit.match_value)}, "
+                   f"{robust_match(drafts[here[0]])[1:]}" if len(here) == 1 else
+                   f"match: {{source: {_quoted(edit.match_value)}, title: \"...\"}}")
+        return [], [error(path, edit.line, f"{where} names no title or abstract: a refreshed export "
+                          f"would move it to another paper; write {example}")]
+    anchor = replace(edit, match_key=edit.anchor[0], match_value=edit.anchor[1], anchor=None)
+    if anchored := [i for i in here if _selects(anchor, drafts[i])]:
+        return anchored, []
+    elsewhere = [i for i, paper in enumerate(drafts) if _selects(anchor, paper)]
+    wanted = f"{edit.anchor[0]}: {edit.anchor[1]!r}"
+    if len(elsewhere) == 1:
+        now = ", ".join(map(str, drafts[elsewhere[0]].sources))
+        return elsewhere, [warning(path, edit.line, f"{where}: the paper with {wanted} is now at "
+                                   f"{now}; applied there, update the entry's source")]
+    if here:
+        return [], [error(path, edit.line, f"{where} now matches {drafts[here[0]].title[:60]!r}, "
+                          f"not the paper it was written for ({wanted}); nothing was applied")]
+    return [], []
+
+
+def robust_match(paper: Paper) -> str:
+    """A curation ``match`` that finds this paper after its dump is exported again: its title,
+    or, when no dump gave it one (untitled, or titled by curation), the start of its abstract."""
+    if paper.title_origin == "dump":
+        return f"{{title: {_quoted(plain_text(paper.title))}}}"
+    return f"{{abstract: {_quoted(' '.join(plain_text(paper.abstract).split()[:12]))}}}"
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted string (JSON's escapes are YAML's)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _source_matches(source: SourceRef, value: str) -> bool:
     """``value`` is "file:line", with the file as a full path or just its name."""
     path, _, line = value.rpartition(":")
@@ -351,7 +397,8 @@ def _edited(paper: Paper, edit: PaperEdit) -> Paper:
 def _missing_years(papers: list[Paper]) -> list[Diagnostic]:
     """Warn about papers that no record or curation entry dates: they sort last and feeds guess."""
     return [warning(p.sources[0].path, p.sources[0].line,
-                    f"no year for {p.title[:60]!r}: no record states one; set 'year:' in curation.yaml")
+                    f"no year for {p.title[:60]!r}: no record states one; set it in curation.yaml "
+                    f"with 'year:' in an entry '- match: {robust_match(p)}'")
             for p in papers if p.year is None]
 
 

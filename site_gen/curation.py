@@ -21,6 +21,8 @@ from .yamlfile import line_of, load_yaml
 
 CURATION_FILE = "curation.yaml"
 MATCH_KEYS = ("id", "title", "abstract", "source")
+ANCHOR_KEYS = ("title", "abstract")
+"""What a ``source`` match must also name: a dump's lines move when it is exported again."""
 LINK_LABELS = {"arxiv": "arXiv", "pdf": "PDF", "code": "Code", "doi": "DOI",
                "project": "Project page", "video": "Video", "slides": "Slides", "poster": "Poster"}
 _PAPER_KEYS = {"match", "title", "year", "subjects", "links", "hide"}
@@ -34,6 +36,9 @@ class PaperEdit:
     line: int
     match_key: str
     match_value: str
+    anchor: tuple[str, str] | None = None
+    """For a ``source`` match: ``("title", ...)`` or ``("abstract", ...)``, which the paper
+    at that source must have (else the entry is not applied there)."""
     title: str | None = None
     year: int | None = None
     subjects: tuple[str, ...] | None = None
@@ -125,17 +130,28 @@ def _text(entry: dict[str, Any], key: str, line: int) -> str | None:
 
 def _paper_edit(entry: Any, fallback: int) -> PaperEdit:
     entry, line = _mapping(entry, fallback, _PAPER_KEYS)
-    match = entry.get("match")
-    if not isinstance(match, dict) or len(match) != 1 or next(iter(match)) not in MATCH_KEYS:
-        raise _Problem(line, f"'match' needs exactly one of {', '.join(MATCH_KEYS)}")
-    key, value = next(iter(match.items()))
-    if not isinstance(value, str) or not value.strip():
-        raise _Problem(line, f"match '{key}' must be non-empty text")
+    key, value, anchor = _match(entry.get("match"), line)
     year = entry.get("year")
     if year is not None and (not isinstance(year, int) or isinstance(year, bool)):
         raise _Problem(line_of(entry, "year") or line, "'year' must be a whole number")
-    return PaperEdit(line, key, value.strip(), _text(entry, "title", line), year,
+    return PaperEdit(line, key, value, anchor, _text(entry, "title", line), year,
                      _subjects(entry, line), _links(entry, line), entry.get("hide") is True)
+
+
+def _match(match: Any, line: int) -> tuple[str, str, tuple[str, str] | None]:
+    """A ``match``: one selector, or ``source`` with an anchor (its title or abstract start)."""
+    keys = tuple(match) if isinstance(match, dict) else ()
+    anchored = len(keys) == 2 and "source" in keys and set(keys) - {"source"} <= set(ANCHOR_KEYS)
+    if not (len(keys) == 1 and keys[0] in MATCH_KEYS or anchored):
+        raise _Problem(line, f"'match' needs exactly one of {', '.join(MATCH_KEYS)}, or 'source' "
+                             "with 'title' or 'abstract'")
+    for key in keys:
+        if not isinstance(match[key], str) or not match[key].strip():
+            raise _Problem(line, f"match '{key}' must be non-empty text")
+    if not anchored:
+        return keys[0], match[keys[0]].strip(), None
+    other = next(k for k in keys if k != "source")
+    return "source", match["source"].strip(), (other, match[other].strip())
 
 
 def _subjects(entry: dict[str, Any], line: int) -> tuple[str, ...] | None:

@@ -140,7 +140,9 @@ def test_curation_sets_title_links_and_hides() -> None:
                   links=(Link("code", "https://example.org/c", "Code"),)),
         PaperEdit(5, "title", "RoLA: Rotary-Positioned Low-Rank Linear Attention for Efficient "
                               "Diffusion Transformers", hide=True),
-        PaperEdit(7, "source", "001_c61dd221c79335b9.txt:57", title="LayerKV (curated)"),
+        PaperEdit(7, "source", "001_c61dd221c79335b9.txt:57",
+                  ("title", "LayerKV: Optimizing Large Language Model Serving with Layer-wise "
+                            "KV Cache Management"), title="LayerKV (curated)"),
         PaperEdit(9, "title", "No Such Paper"),
     ), authors=(AuthorEdit(11, "Jiamang Wang", affiliation="Alibaba", variants=("J. Wang",)),))
     catalog, diagnostics = seed_catalog(curation)
@@ -255,3 +257,52 @@ def test_the_longest_complete_abstract_leads() -> None:
     catalog, _ = catalog_of(record("a.txt", 1, "Ann Lee", LONG + " And more words …", TITLE, 2024),
                             record("b.txt", 1, "Bo Wu", LONG, TITLE, 2024))
     assert catalog.papers[0].abstract == LONG  # complete over longer but truncated
+
+
+def _kowalska(*titles: str) -> list[Record]:
+    return [record("kowalska.txt", 1 + 4 * i, "Maria Kowalska", abstract(t), t, 2024)
+            for i, t in enumerate(titles)]
+
+
+def test_a_source_entry_never_silently_moves_to_another_paper() -> None:
+    """A record added at the top of a dump moves every line; the anchor keeps the entry on its
+    paper (with a warning to update the line), and a paper now at that line is left alone."""
+    hide = Curation("curation.yaml", papers=(
+        PaperEdit(3, "source", "kowalska.txt:5", ("title", "Sparse Attention Kernels"), hide=True),))
+    catalog, diagnostics = catalog_of(*_kowalska("Diffusion Priors for Inverse Problems",
+                                                 "Sparse Attention Kernels"), curation=hide)
+    assert [p.title for p in catalog.papers] == ["Diffusion Priors for Inverse Problems"]
+    assert not [d for d in diagnostics if d.path == "curation.yaml"]
+    refreshed = _kowalska("Brand New Paper on Graphs", "Diffusion Priors for Inverse Problems",
+                          "Sparse Attention Kernels")
+    catalog, diagnostics = catalog_of(*refreshed, curation=hide)
+    assert sorted(p.title for p in catalog.papers) == ["Brand New Paper on Graphs",
+                                                       "Diffusion Priors for Inverse Problems"]
+    [moved] = [d for d in diagnostics if d.path == "curation.yaml"]
+    assert moved.severity is Severity.WARNING and moved.line == 3
+    assert "is now at kowalska.txt:9; applied there, update the entry's source" in moved.message
+    gone = _kowalska("Brand New Paper on Graphs", "Diffusion Priors for Inverse Problems")
+    catalog, diagnostics = catalog_of(*gone, curation=hide)
+    assert len(catalog.papers) == 2  # the paper now at line 5 is not hidden
+    [jump] = [d for d in diagnostics if d.path == "curation.yaml"]
+    assert jump.severity is Severity.ERROR and str(jump) == (
+        "curation.yaml:3: curation entry for 'kowalska.txt:5' now matches 'Diffusion Priors for "
+        "Inverse Problems', not the paper it was written for (title: 'Sparse Attention Kernels'); "
+        "nothing was applied")
+
+
+def test_a_source_entry_without_an_anchor_is_an_error_that_suggests_one() -> None:
+    bare = Curation("curation.yaml", papers=(PaperEdit(3, "source", "kowalska.txt:1", year=2020),))
+    catalog, diagnostics = catalog_of(*_kowalska("Diffusion Priors for Inverse Problems"), curation=bare)
+    assert catalog.papers[0].year == 2024
+    [entry] = [d for d in diagnostics if d.path == "curation.yaml"]
+    assert entry.severity is Severity.ERROR and entry.message.endswith(
+        'write match: {source: "kowalska.txt:1", title: "Diffusion Priors for Inverse Problems"}')
+
+
+def test_the_missing_year_warning_suggests_an_entry_that_survives_a_new_export() -> None:
+    _, diagnostics = catalog_of(record("a.txt", 3, "Ann Lee", LONG, TITLE),
+                                record("b.txt", 3, "Bo Wu", abstract("untitled")))
+    messages = sorted(d.message for d in diagnostics if "no year" in d.message)
+    assert messages[0].endswith(f"""entry '- match: {{title: "{TITLE}"}}'""")
+    assert messages[1].endswith("""entry '- match: {abstract: "We study untitled in large language model systems. Existing approaches to untitled"}'""")

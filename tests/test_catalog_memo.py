@@ -47,6 +47,9 @@ CURATIONS = [
                                links=(Link("code", "https://example.org/c", "Code"),)))),
     Curation(authors=(AuthorEdit(1, "Bo Wu", variants=("王小明",)),),
              papers=(PaperEdit(1, "id", "rollout-systems", title="Renamed Systems Paper"),)),
+    Curation(papers=(PaperEdit(1, "source", "d1.txt:11", ("title", "Rollout Systems"), hide=True),
+                     PaperEdit(2, "source", "d2.txt:3", ("abstract", "We study cache"),
+                               title="Cache, Curated", year=2018))),
 ]
 FIELDS = {"abstract": ABSTRACTS, "title": TITLES, "year": YEARS, "authors": AUTHORS,
           "subjects": SUBJECTS, "et_al": [False, True]}

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_gen.readers import read_dumps
+from site_gen.text import _LATEX_ISLAND, _read_latex, _symbols_only
 from site_gen.text import (derive_title, fold, macro_words, plain_text, render_abstract,
                             render_math, slugify)
 
@@ -134,13 +135,17 @@ def _corpus_texts(dumps: Path) -> set[str]:
 
 def test_plain_text_keeps_every_letter_of_the_demo_and_benchmark_corpora(tmp_path: Path) -> None:
     """No letter or digit of any abstract or title is lost but macro names (``\\times``)."""
-    subprocess.run([sys.executable, str(REPO / "benchmarks" / "gen_corpus.py"), "3000",
+    subprocess.run([sys.executable, str(REPO / "benchmarks" / "gen_corpus.py"), "2000",
                     "--no-hugo", "--out", str(tmp_path)], check=True, capture_output=True)
     texts = _corpus_texts(REPO / "content" / "dumps") | _corpus_texts(tmp_path / "content" / "dumps")
     with_latex = [t for t in texts if "\\" in t or "$" in t]
     assert len(with_latex) > 300
     for text in texts:
         assert_letters_kept(text, plain_text(text))
+    pieces = {m.group(0) for text in with_latex for m in _LATEX_ISLAND.finditer(text)}
+    for piece in pieces | {r"$n \log n$", r"$ \alpha x $", r"\ldots", r"\times", r"\%", "$k$"}:
+        assert _symbols_only(piece) in (None, _read_latex(piece)), piece
+    assert sum(_symbols_only(p) is not None for p in pieces) > len(pieces) // 2
 
 
 def test_fold_ignores_case_accents_punctuation_and_spacing() -> None:
