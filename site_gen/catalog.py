@@ -384,7 +384,8 @@ def _source_matches(source: SourceRef, value: str) -> bool:
 
 
 def _edited(paper: Paper, edit: PaperEdit) -> Paper:
-    changes: dict[str, object] = {"links": paper.links + edit.links}
+    changes: dict[str, object] = {"links": paper.links + edit.links,
+                                  "aliases": paper.aliases + edit.aliases}
     if edit.title:
         changes.update(title=edit.title, title_origin="curation")
     if edit.year is not None:
@@ -496,7 +497,7 @@ def _author(author_id: str, name: str, paper_ids: tuple[str, ...], profiles: tup
     return Author(id=author_id, name=name, members=paper_ids, profiles=profiles,
                   affiliation=edit.affiliation if edit else None,
                   homepage=edit.homepage if edit else None,
-                  variants=edit.variants if edit else ())
+                  variants=edit.variants if edit else (), aliases=edit.aliases if edit else ())
 
 
 def _author_ids(keys: Iterable[str], names: _NameIndex) -> dict[str, str]:

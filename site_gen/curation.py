@@ -7,6 +7,7 @@ details and name variants for authors.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
@@ -25,8 +26,9 @@ ANCHOR_KEYS = ("title", "abstract")
 """What a ``source`` match must also name: a dump's lines move when it is exported again."""
 LINK_LABELS = {"arxiv": "arXiv", "pdf": "PDF", "code": "Code", "doi": "DOI",
                "project": "Project page", "video": "Video", "slides": "Slides", "poster": "Poster"}
-_PAPER_KEYS = {"match", "title", "year", "subjects", "links", "hide"}
-_AUTHOR_KEYS = {"name", "display_name", "affiliation", "homepage", "variants"}
+_PAPER_KEYS = {"match", "title", "year", "subjects", "links", "hide", "aliases"}
+_AUTHOR_KEYS = {"name", "display_name", "affiliation", "homepage", "variants", "aliases"}
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +46,8 @@ class PaperEdit:
     subjects: tuple[str, ...] | None = None
     links: tuple[Link, ...] = ()
     hide: bool = False
+    aliases: tuple[str, ...] = ()
+    """Old slugs of the paper: their URLs redirect to its page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +60,7 @@ class AuthorEdit:
     affiliation: str | None = None
     homepage: str | None = None
     variants: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +140,18 @@ def _paper_edit(entry: Any, fallback: int) -> PaperEdit:
     if year is not None and (not isinstance(year, int) or isinstance(year, bool)):
         raise _Problem(line_of(entry, "year") or line, "'year' must be a whole number")
     return PaperEdit(line, key, value, anchor, _text(entry, "title", line), year,
-                     _subjects(entry, line), _links(entry, line), entry.get("hide") is True)
+                     _subjects(entry, line), _links(entry, line), entry.get("hide") is True,
+                     _aliases(entry, line))
+
+
+def _aliases(entry: dict[str, Any], line: int) -> tuple[str, ...]:
+    """Old slugs (``rola-old-title``, as in ``papers/rola-old-title/``)."""
+    value = entry.get("aliases") or []
+    if not isinstance(value, list) or not all(isinstance(v, str) and _SLUG.fullmatch(v)
+                                              for v in value):
+        raise _Problem(line_of(entry, "aliases") or line, "'aliases' must be a list of old "
+                                                          "slugs such as old-title-2024")
+    return tuple(dict.fromkeys(value))
 
 
 def _match(match: Any, line: int) -> tuple[str, str, tuple[str, str] | None]:
@@ -190,4 +206,4 @@ def _author_edit(entry: Any, fallback: int) -> AuthorEdit:
         raise _Problem(line_of(entry, "variants") or line, "'variants' must be a list of names")
     return AuthorEdit(line, name, _text(entry, "display_name", line),
                       _text(entry, "affiliation", line), homepage,
-                      tuple(" ".join(v.split()) for v in variants))
+                      tuple(" ".join(v.split()) for v in variants), _aliases(entry, line))
