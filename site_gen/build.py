@@ -258,7 +258,7 @@ class Builder:
         hook = None if ahead is None else functools.partial(self._go_ahead, ahead, strict)
         with _collector_paused():
             plan, diagnostics, catalog, reread = self.plan(changed, stopwatch, hook)
-        if plan is not None and strict and plan.unrecorded():
+        if plan is not None and strict and plan.lock is not None and plan.unrecorded():
             diagnostics = _sorted(diagnostics + [_unrecorded_warning(plan.unrecorded())])
         failing = has_errors(diagnostics) or (strict and bool(diagnostics))
         if plan is None or failing:
@@ -271,7 +271,7 @@ class Builder:
                     self.memory = RenderMemory()
                     result = self._render_and_write(replace(plan, changes=None), diagnostics,
                                                     reread, stopwatch)
-            return self._record_urls(plan, result)
+            return result if strict else self._record_urls(plan, result)
         except jinja2.TemplateError as exc:
             return BuildResult(tuple(diagnostics + [_template_diagnostic(exc, self.project)]),
                                catalog=catalog, reread=reread)
@@ -280,7 +280,8 @@ class Builder:
                                reread=reread)
 
     def _record_urls(self, plan: Plan, result: BuildResult) -> BuildResult:
-        """After a build that wrote: add its URLs to ``content/urls.lock``, and say so."""
+        """After a build that wrote (not under --strict, which only checks the committed lock):
+        add its URLs to ``content/urls.lock``, and say so."""
         new = plan.unrecorded()
         if not result.ok or not new:
             return result
@@ -798,8 +799,8 @@ def source_date(environ: Mapping[str, str]) -> tuple[datetime | None, list[Diagn
 
 
 def _unrecorded_warning(urls: list[str]) -> Diagnostic:
-    """Under --strict (CI), a lock that misses published URLs fails: a CI build's own record
-    is thrown away, so those URLs would not answer after a rename."""
+    """Under --strict (CI), a committed lock that misses published URLs fails: a CI build's
+    own record is thrown away, so those URLs would not answer after a rename."""
     listed = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
     return warning(LOCK_SHOWN, 0, f"does not record {listed}: run 'site-gen build' and commit "
                                   f"{LOCK_SHOWN}, so that they keep answering after a rename")

@@ -347,9 +347,19 @@ def _symbols_only(latex: str) -> str | None:
 
 
 def macro_words(text: str) -> str:
-    """The names of the macros in ``text`` (``theta sqrt``), for search to find ``Θ`` and ``√``
-    by the words their authors typed."""
-    return " ".join(dict.fromkeys(_MACRO_NAME.findall(text))) if "\\" in text else ""
+    """The names of the macros in ``text`` that plain_text makes a letter of another script or
+    a root (``Theta ell sqrt``), for search to find ``Θ``, ``ℓ`` and ``√`` by the words their
+    authors typed; not markup (``emph``) or operators (``times``), which would match prose."""
+    if "\\" not in text:
+        return ""
+    return " ".join(name for name in dict.fromkeys(_MACRO_NAME.findall(text)) if _is_named_symbol(name))
+
+
+@lru_cache(maxsize=4096)
+def _is_named_symbol(name: str) -> bool:
+    replacement = _latex_reader().latex_context.get_macro_spec(name).simplify_repl
+    return name == "sqrt" or (isinstance(replacement, str) and replacement.isalpha()
+                              and not replacement.isascii())
 
 
 @lru_cache(maxsize=1)

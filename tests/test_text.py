@@ -109,7 +109,8 @@ def test_plain_text_reads_latex_as_unicode(latex: str, text: str) -> None:
 
 
 def test_macro_words_name_what_the_symbols_were() -> None:
-    assert macro_words(r"$T_w=\Theta(\sqrt{d})$ and $\Theta(n)$") == "Theta sqrt"
+    assert macro_words(r"$T_w=\Theta(\sqrt{d})$ and $\Theta(n)$, $\ell_1$") == "Theta sqrt ell"
+    assert macro_words(r"\emph{fast}: $2\times$, $O(n \log n)$, $\le 3$") == ""
     assert macro_words("no macros") == ""
 
 
