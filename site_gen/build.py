@@ -286,10 +286,11 @@ class Builder:
         if not result.ok or not new:
             return result
         write_lock(self.project / CONTENT_DIR / LOCK_FILE, {**(plan.lock or {}), **plan.published})
-        what = "created" if plan.lock is None else f"{len(new)} new URL{'s' * (len(new) > 1)} recorded"
-        return replace(result, notes=result.notes + (
-            f"{LOCK_SHOWN}: {what}; commit it, so that every URL the site published keeps "
-            "answering (a renamed page leaves a redirect behind)",))
+        what = "created" if plan.lock is None else f"{len(new)} new URL{'s' * (len(new) > 1)}"
+        note = (f"{LOCK_SHOWN}: {what}{' recorded' * (plan.lock is not None)}; commit it, so that "
+                "every URL the site published keeps answering (a renamed page leaves a redirect "
+                "behind)")
+        return replace(result, notes=(*result.notes, note))
 
     def _may_go_ahead(self) -> bool:
         """Can the files beside the pages be made in a process of their own (``_Ahead``)?

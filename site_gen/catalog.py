@@ -338,29 +338,30 @@ def _selects(edit: PaperEdit, paper: Paper) -> bool:
     return any(_source_matches(source, value) for source in paper.sources)
 
 
-def _by_source(edit: PaperEdit, drafts: list[Paper], path: str) -> tuple[list[int], list[Diagnostic]]:
+def _by_source(edit: PaperEdit, drafts: list[Paper], path: str
+               ) -> tuple[list[int], list[Diagnostic]]:
     """The papers a ``source`` entry applies to, checked against its anchor: a refreshed export
     moves lines, and the entry must never silently apply to the paper now at its line."""
     here = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
     where = f"curation entry for {edit.match_value!r}"
     if edit.anchor is None:
-        example = (f"match: {{source: {_quoted(edit.match_value)}, "
-                   f"{robust_match(drafts[here[0]])[1:]}" if len(here) == 1 else
-                   f"match: {{source: {_quoted(edit.match_value)}, title: \"...\"}}")
-        return [], [error(path, edit.line, f"{where} names no title or abstract: a refreshed export "
-                          f"would move it to another paper; write {example}")]
-    anchor = replace(edit, match_key=edit.anchor[0], match_value=edit.anchor[1], anchor=None)
-    if anchored := [i for i in here if _selects(anchor, drafts[i])]:
+        anchor = robust_match(drafts[here[0]])[1:] if len(here) == 1 else 'title: "..."}'
+        return [], [error(path, edit.line, f"{where} names no title or abstract: a refreshed "
+                          "export would move it to another paper; write match: "
+                          f"{{source: {_quoted(edit.match_value)}, {anchor}")]
+    key, value = edit.anchor
+    anchor_edit = replace(edit, match_key=key, match_value=value, anchor=None)
+    if anchored := [i for i in here if _selects(anchor_edit, drafts[i])]:
         return anchored, []
-    elsewhere = [i for i, paper in enumerate(drafts) if _selects(anchor, paper)]
-    wanted = f"{edit.anchor[0]}: {edit.anchor[1]!r}"
+    elsewhere = [i for i, paper in enumerate(drafts) if _selects(anchor_edit, paper)]
     if len(elsewhere) == 1:
         now = ", ".join(map(str, drafts[elsewhere[0]].sources))
-        return elsewhere, [warning(path, edit.line, f"{where}: the paper with {wanted} is now at "
-                                   f"{now}; applied there, update the entry's source")]
+        return elsewhere, [warning(path, edit.line, f"{where}: the paper with {key}: {value!r} "
+                                   f"is now at {now}; applied there, update the entry's source")]
     if here:
         return [], [error(path, edit.line, f"{where} now matches {drafts[here[0]].title[:60]!r}, "
-                          f"not the paper it was written for ({wanted}); nothing was applied")]
+                          f"not the paper it was written for ({key}: {value!r}); "
+                          "nothing was applied")]
     return [], []
 
 

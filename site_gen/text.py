@@ -279,7 +279,8 @@ def _serialise(element: ET.Element) -> str:
 # ---- Plain text ---------------------------------------------------------------------------
 
 _LATEX_MARKS = ("\\", "$", "{", "}", "~")
-"""Text holding none of these holds no LaTeX for plain_text to read (most titles, many abstracts)."""
+"""Text holding none of these holds no LaTeX for plain_text to read (most titles, many
+abstracts)."""
 _LATEX_ISLAND = re.compile(_MATH.pattern + r"|\\(?P<macro>[A-Za-z]+\*?)|\\.|[{}~]", re.DOTALL)
 _ARGUMENT = re.compile(r"\s*\{")
 _BARE = re.compile(r"(?<!\\)([%&])")
@@ -352,7 +353,8 @@ def macro_words(text: str) -> str:
     authors typed; not markup (``emph``) or operators (``times``), which would match prose."""
     if "\\" not in text:
         return ""
-    return " ".join(name for name in dict.fromkeys(_MACRO_NAME.findall(text)) if _is_named_symbol(name))
+    names = dict.fromkeys(_MACRO_NAME.findall(text))
+    return " ".join(name for name in names if _is_named_symbol(name))
 
 
 @lru_cache(maxsize=4096)

@@ -124,8 +124,8 @@ def test_broken_template_is_a_diagnostic_with_a_line(make_project) -> None:
     ({**GOOD, "content/curation.yaml": "papers:\n  - match: {colour: red}\n"},
      "content/curation.yaml:2: 'match' needs exactly one of"),
     ({**GOOD, "content/curation.yaml": "papers:\n  - match: {source: 'a.txt:1', id: x}\n"},
-     "content/curation.yaml:2: 'match' needs exactly one of id, title, abstract, source, or "
-     "'source' with 'title' or 'abstract'"),
+     ("content/curation.yaml:2: 'match' needs exactly one of id, title, abstract, source, or "
+     "'source' with 'title' or 'abstract'")),
     ({**GOOD, "content/curation.yaml": "papers:\n  - match: {source: 'a.txt:7'}\n    hide: true\n"},
      "content/curation.yaml:2: curation entry for 'a.txt:7' names no title or abstract"),
 ])

@@ -141,8 +141,8 @@ def test_curation_sets_title_links_and_hides() -> None:
         PaperEdit(5, "title", "RoLA: Rotary-Positioned Low-Rank Linear Attention for Efficient "
                               "Diffusion Transformers", hide=True),
         PaperEdit(7, "source", "001_c61dd221c79335b9.txt:57",
-                  ("title", "LayerKV: Optimizing Large Language Model Serving with Layer-wise "
-                            "KV Cache Management"), title="LayerKV (curated)"),
+                  ("title", ("LayerKV: Optimizing Large Language Model Serving with Layer-wise "
+                            "KV Cache Management")), title="LayerKV (curated)"),
         PaperEdit(9, "title", "No Such Paper"),
     ), authors=(AuthorEdit(11, "Jiamang Wang", affiliation="Alibaba", variants=("J. Wang",)),))
     catalog, diagnostics = seed_catalog(curation)
