@@ -333,7 +333,7 @@ def _symbols_only(latex: str) -> str | None:
     found = _SYMBOLS.fullmatch(latex)
     if found is None or (not found["math"] and not latex.startswith("\\")):
         return None
-    out = []
+    out: list[str] = []
     pos = 0
     body = found["body"]
     for macro in _MACRO_NAME.finditer(body):
