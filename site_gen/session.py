@@ -165,6 +165,8 @@ class WatchSession:
         for diagnostic in done.result.diagnostics:
             if diagnostic not in before or not done.result.ok:
                 self.warn(str(diagnostic))
+        for note in done.result.notes:
+            self.say(note)
 
 
 def rebuild_line(done: Rebuild, project: Path) -> str:
