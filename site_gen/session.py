@@ -158,15 +158,16 @@ class WatchSession:
             self.live.publish((), errors_of(result))
 
     def _report(self, done: Rebuild) -> None:
-        """One line per build, then any problem not already shown by the previous build."""
+        """One line per build (after its notes), then any problem not already shown by the
+        previous build."""
         line = rebuild_line(done, self.builder.project)
+        for note in done.result.notes:  # before the line, which stays the last said
+            self.say(note)
         self.say(line) if done.result.ok else self.warn(line)
         before = set(self._last.diagnostics) if self._last is not None else set()
         for diagnostic in done.result.diagnostics:
             if diagnostic not in before or not done.result.ok:
                 self.warn(str(diagnostic))
-        for note in done.result.notes:
-            self.say(note)
 
 
 def rebuild_line(done: Rebuild, project: Path) -> str:
