@@ -344,7 +344,8 @@ class Builder:
         pages, most = read_pages(content, CONTENT_DIR)
         routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo)
         lock, problems = read_lock(content / LOCK_FILE, LOCK_SHOWN)
-        moved, aliased = plan_redirects(catalog, lock or {}, {r.url for r in routes},
+        now = published(catalog)
+        moved, aliased = plan_redirects(catalog, lock or {}, now, {r.url for r in routes},
                                         f"{CONTENT_DIR}/{CURATION_FILE}")
         stopwatch.lap("routes")
         diagnostics += found + more + most + last + problems + aliased
@@ -358,7 +359,7 @@ class Builder:
         static = self._read_static(theme, changed)
         stopwatch.lap("theme")
         plan = Plan(config, catalog, changes, pages, routes + tuple(moved), theme, theme_templates,
-                    static, build_time, lock, published(catalog))
+                    static, build_time, lock, now)
         return plan, _sorted(diagnostics), catalog, reread
 
     def _settings(self, content: Path, diagnostics: list[Diagnostic]

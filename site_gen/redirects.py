@@ -90,18 +90,12 @@ def published(catalog: Catalog) -> Lock:
     return lock
 
 
-def plan_redirects(catalog: Catalog, lock: Lock, taken: Collection[str], shown: str
+def plan_redirects(catalog: Catalog, lock: Lock, now: Lock, taken: Collection[str], shown: str
                    ) -> tuple[list[Route], list[Diagnostic]]:
     """A redirect route for every recorded URL whose page moved, and every curated alias;
-    never over a page of this build (``taken``)."""
-    targets: dict[str, tuple[str, str]] = {}
-    for paper in catalog.papers:
-        targets.setdefault(paper_identity(paper), (paper_url(paper.id), plain_text(paper.title)))
-    for author in catalog.authors:
-        for identity in author_identities(author):
-            targets.setdefault(identity, (author_url(author.id), author.name))
-    moves = {url: targets[identity] for url, identity in lock.items()
-             if url not in taken and identity in targets}
+    never over a page of this build (``taken``). ``now`` is ``published(catalog)``."""
+    gone = {url: identity for url, identity in lock.items() if url not in taken}
+    moves = _moves(catalog, gone, now) if gone else {}
     diagnostics: list[Diagnostic] = []
     for url, target in _aliases(catalog):
         if url in taken:
@@ -110,6 +104,26 @@ def plan_redirects(catalog: Catalog, lock: Lock, taken: Collection[str], shown: 
         else:
             moves[url] = target
     return [redirect_route(url, *moves[url]) for url in sorted(moves)], diagnostics
+
+
+def _moves(catalog: Catalog, gone: Lock, now: Lock) -> dict[str, tuple[str, str]]:
+    """Where each recorded URL without a page went: the first page (papers, then authors, in
+    catalog order) showing what it showed, with that page's title."""
+    targets: dict[str, str] = {}
+    for url, identity in now.items():
+        targets.setdefault(identity, url)
+    for author in catalog.authors:
+        for identity in author_identities(author)[1:]:
+            targets.setdefault(identity, author_url(author.id))
+    return {url: (targets[identity], _title(catalog, targets[identity]))
+            for url, identity in gone.items() if identity in targets}
+
+
+def _title(catalog: Catalog, url: str) -> str:
+    kind, slug, _ = url.split("/")
+    if kind == "papers":
+        return plain_text(catalog.paper(slug).title)
+    return catalog.author(slug).name
 
 
 def _aliases(catalog: Catalog) -> Iterable[tuple[str, tuple[str, str]]]:
