@@ -161,8 +161,8 @@ class WatchSession:
         """One line per build (after its notes), then any problem not already shown by the
         previous build."""
         line = rebuild_line(done, self.builder.project)
-        for note in done.result.notes:  # before the line, which stays the last said
-            self.say(note)
+        for note in done.result.notes:  # on stderr, as build prints it; before the line
+            self.warn(note)
         self.say(line) if done.result.ok else self.warn(line)
         before = set(self._last.diagnostics) if self._last is not None else set()
         for diagnostic in done.result.diagnostics:
