@@ -271,19 +271,27 @@ def _best_titled(group: list[Record]) -> Record:
 
 
 def _best_abstract(group: list[Record]) -> str:
-    """The abstract the paper shows: the longest complete one, then the first by place."""
+    """The abstract the paper shows: the longest complete one (in words), then the first by
+    place."""
     if len(group) == 1:
         return group[0].abstract
     texts = _complete([r.abstract for r in group])
-    return min(group, key=lambda r: (_cut(r.abstract, texts), -len(r.abstract), r.source)).abstract
+    return min(group, key=lambda r: (_cut(r.abstract, texts), -len(_folded(r.abstract)),
+                                     r.source)).abstract
 
 
 _ELLIPSES = ("…", "...")
 
 
+def _folded(text: str) -> str:
+    """A title or abstract as merging compares it (its words: see text.fold), so that a copy
+    is not longer by a space, and the memo of fold has it already."""
+    return fold(plain_text(text))
+
+
 def _complete(texts: list[str]) -> list[str]:
     """The folded texts that do not end in an ellipsis."""
-    return [fold(t) for t in texts if not t.rstrip().endswith(_ELLIPSES)]
+    return [_folded(t) for t in texts if not t.rstrip().endswith(_ELLIPSES)]
 
 
 def _cut(text: str, others: list[str]) -> bool:
@@ -291,7 +299,7 @@ def _cut(text: str, others: list[str]) -> bool:
     text (folded) goes on where it stops."""
     if text.rstrip().endswith(_ELLIPSES):
         return True
-    folded = fold(text)
+    folded = _folded(text)
     return any(len(other) > len(folded) and other.startswith(folded) for other in others)
 
 
