@@ -350,7 +350,8 @@ def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
                                    "y": paper.year, "s": list(paper.subjects), "b": abstract}
     if paper.et_al:
         fragment["e"] = len(paper.author_ids)
-    words = f"{abstract} {macro_words(paper.abstract)}"  # Θ is found as theta, √ as sqrt
+    named = macro_words(paper.abstract)  # Θ is found as theta, √ as sqrt
+    words = f"{abstract} {named}" if named else abstract  # kept per paper: no copy when none
     return SearchDoc(fragment, (title, " ".join(names), subjects, words), paper.year,
                      paper.subjects)
 
