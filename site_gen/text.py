@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from functools import lru_cache
 
 from latex2mathml.converter import convert as latex_to_mathml
