@@ -45,6 +45,7 @@ from .output import OutputError, OutputTree, Receipt, Staging, StaleOutput, Writ
 from .pages import PAGES_DIR, Page, read_pages
 from .progress import NoProgress, Progress, Stopwatch
 from .readers import read_dump
+from .redirects import LOCK_FILE, Lock, plan_redirects, published, read_lock, write_lock
 from .render import (
     ASSETS,
     PARALLEL_THRESHOLD,
@@ -64,6 +65,7 @@ from .text import fold
 from .yamlfile import line_of, load_yaml_file
 
 CONTENT_DIR = "content"
+LOCK_SHOWN = f"{CONTENT_DIR}/{LOCK_FILE}"
 DUMPS_DIR = "dumps"
 DEFAULT_OUTPUT = "_site"
 NOJEKYLL, CNAME = ".nojekyll", "CNAME"
@@ -87,6 +89,8 @@ class BuildResult:
     config: Config | None = field(default=None, repr=False)
     timings: tuple[tuple[str, float], ...] = ()
     """Seconds spent in each stage, in order (``--verbose`` prints them)."""
+    notes: tuple[str, ...] = ()
+    """What the user should do about a build that went well (commit ``content/urls.lock``)."""
 
     @property
     def ok(self) -> bool:
@@ -108,6 +112,15 @@ class Plan:
     build_time: datetime | None
     page_files: dict[str, bytes] = field(default_factory=dict)
     """Files beside Markdown pages, by output path (``<slug>/<file>``)."""
+    lock: Lock | None = None
+    """``content/urls.lock`` as read (None when there is none)."""
+    published: Lock = field(default_factory=dict)
+    """The paper and author URLs of this build, with what they show."""
+
+    def unrecorded(self) -> list[str]:
+        """The URLs of this build the lock does not record (or records showing another thing)."""
+        lock = self.lock or {}
+        return sorted(url for url, shown in self.published.items() if lock.get(url) != shown)
 
 
 def is_scratch_file(name: str) -> bool:
@@ -274,16 +287,19 @@ class Builder:
         hook = None if ahead is None else functools.partial(self._go_ahead, ahead, strict)
         with _collector_paused():
             plan, diagnostics, catalog, reread = self.plan(changed, stopwatch, hook)
+        if plan is not None and strict and plan.lock is not None and plan.unrecorded():
+            diagnostics = _sorted(diagnostics + [_unrecorded_warning(plan.unrecorded())])
         if plan is None or failing(diagnostics, strict):
             return BuildResult(tuple(diagnostics), catalog=catalog, reread=reread)
         try:
             with _collector_skipping_the_plan():
                 try:
-                    return self._render_and_write(plan, diagnostics, reread, stopwatch, ahead)
+                    result = self._render_and_write(plan, diagnostics, reread, stopwatch, ahead)
                 except StaleOutput:  # the output was replaced behind our back: start afresh
                     self.memory = RenderMemory()
-                    return self._render_and_write(replace(plan, changes=None), diagnostics,
-                                                  reread, stopwatch)
+                    result = self._render_and_write(replace(plan, changes=None), diagnostics,
+                                                    reread, stopwatch)
+            return result if strict else self._record_urls(plan, result)
         except (jinja2.TemplateError, TemplateFault) as exc:
             fault = exc if isinstance(exc, TemplateFault) else TemplateFault.of(exc, "", "")
             return BuildResult(tuple(diagnostics + [_template_diagnostic(fault, plan.theme,
@@ -292,6 +308,19 @@ class Builder:
         except OutputError as exc:
             return BuildResult(tuple(diagnostics) + (error(str(self.output), 0, str(exc)),),
                                reread=reread)
+
+    def _record_urls(self, plan: Plan, result: BuildResult) -> BuildResult:
+        """After a build that wrote (not under --strict, which only checks the committed lock):
+        add its URLs to ``content/urls.lock``, and say so."""
+        new = plan.unrecorded()
+        if not result.ok or not new:
+            return result
+        write_lock(self.project / CONTENT_DIR / LOCK_FILE, {**(plan.lock or {}), **plan.published})
+        what = "created" if plan.lock is None else f"{len(new)} new URL{'s' * (len(new) > 1)}"
+        note = (f"{LOCK_SHOWN}: {what}{' recorded' * (plan.lock is not None)}; commit it, so that "
+                "every URL the site published keeps answering (a renamed page leaves a redirect "
+                "behind)")
+        return replace(result, notes=(*result.notes, note))
 
     def _may_go_ahead(self) -> bool:
         """Can the files beside the pages be made in a process of their own (``_Ahead``)?
@@ -344,8 +373,13 @@ class Builder:
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
         routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo)
+        lock, problems = read_lock(content / LOCK_FILE, LOCK_SHOWN)
+        now = published(catalog)
+        moved, aliased = plan_redirects(catalog, lock or {}, now, {r.url for r in routes},
+                                        f"{CONTENT_DIR}/{CURATION_FILE}")
         stopwatch.lap("routes")
-        diagnostics = settle(diagnostics + found + more + most + last, curation)
+        diagnostics = settle(diagnostics + found + more + most + last + problems + aliased,
+                             curation)
         themed = resolve_theme(self.project, config)
         if themed is None:
             diagnostics.append(_theme_missing(content, config.theme))
@@ -354,8 +388,8 @@ class Builder:
         theme, theme_templates = themed
         static = self._read_static(theme, changed)
         stopwatch.lap("theme")
-        plan = Plan(config, catalog, changes, pages, routes, theme, theme_templates, static,
-                    build_time, self._page_files(content, pages, changed))
+        plan = Plan(config, catalog, changes, pages, routes + tuple(moved), theme, theme_templates,
+                    static, build_time, self._page_files(content, pages, changed), lock, now)
         return plan, _sorted(diagnostics), catalog, reread
 
     def _settings(self, content: Path, diagnostics: list[Diagnostic]
@@ -816,6 +850,14 @@ def source_date(environ: Mapping[str, str]) -> tuple[datetime | None, list[Diagn
     except (ValueError, OverflowError, OSError):
         return None, [warning("SOURCE_DATE_EPOCH", 0, f"not a whole number of seconds "
                                                       f"({value!r}); feeds use paper years", "source-date")]
+
+
+def _unrecorded_warning(urls: list[str]) -> Diagnostic:
+    """Under --strict (CI), a committed lock that misses published URLs fails: a CI build's
+    own record is thrown away, so those URLs would not answer after a rename."""
+    listed = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+    return warning(LOCK_SHOWN, 0, f"does not record {listed}: run 'site-gen build' and commit "
+                                  f"{LOCK_SHOWN}, so that they keep answering after a rename")
 
 
 def _no_content(project: Path) -> Diagnostic:

@@ -13,6 +13,7 @@ The result equals a fresh build's, object order and diagnostics included.
 from __future__ import annotations
 
 import re
+import json
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
@@ -22,7 +23,7 @@ from operator import itemgetter
 from typing import TypeVar
 
 from .curation import AuthorEdit, Curation, PaperEdit, at_place
-from .diagnostics import Diagnostic, Severity, excerpt, warning
+from .diagnostics import Diagnostic, Severity, error, excerpt, warning
 from .merge import Regrouping, group_records
 from .model import Author, Catalog, Dump, Paper, Profile, Record, SourceRef, Subject, TitleOrigin
 from .subjects import category
@@ -171,8 +172,8 @@ class _NameIndex:
             key = fold(edit.name)
             for variant in edit.variants:
                 self.alias[fold(variant)] = key
-            if edit.display_name:
-                self.fixed[key] = edit.display_name
+            if fixed := _curated_name(edit):
+                self.fixed[key] = fixed
         self.spellings: dict[str, Counter[str]] = defaultdict(Counter)
         self.display: dict[str, str] = {}
         self.counted: dict[str, Dump] = {}
@@ -247,6 +248,13 @@ def _bare(name: str) -> str:
     return fold(_BRACKETED.sub("", name))
 
 
+def _curated_name(edit: AuthorEdit) -> str | None:
+    """The name curation fixes: ``display_name``, else ``name`` when ``variants`` merges other
+    spellings into it (the owner named the person; which profile's spelling sorts first by
+    file name must not)."""
+    return edit.display_name or (edit.name if edit.variants else None)
+
+
 def _best_spelling(counts: Counter[str]) -> str:
     """Most used spelling; ties go to the one with more non-ASCII letters (accents kept). A
     spelling that adds a bracketed form to it (``Li Na (李娜)``) is shown instead."""
@@ -258,13 +266,15 @@ def _best_spelling(counts: Counter[str]) -> str:
 
 
 def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagnostic]) -> Paper:
-    """A paper from its records: first titled record leads; author lists come from any record."""
-    lead = min(group, key=lambda r: (r.title is None, r.source))
+    """A paper from its records: the best title and abstract lead; author lists come from any
+    record."""
+    lead = _best_titled(group)
+    text = _best_abstract(group)
     years = sorted({r.year for r in group if r.year is not None})
     if len(years) > 1:
         diagnostics.append(warning(lead.source.path, lead.source.line,
                                    f"records of this paper disagree on the year {years}; using {years[0]}; "
-                                   f"to choose, {paste_entry(lead.source, 'year: YYYY')}",
+                                   f"to choose, {paste_entry(record_match(lead), 'year: YYYY')}",
                                    "year-conflict"))
     listed = max((r for r in group if r.authors), key=lambda r: len(r.authors), default=None)
     owners = _unique(r.owner for r in group)
@@ -272,10 +282,10 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
     extra = _unique(k for k in map(names.key, owners) if k not in author_keys)
     subjects = _unique(s for r in sorted(group, key=lambda r: r.source) for s in r.subjects)
     origin: TitleOrigin = "dump" if lead.title else "derived"
-    title = lead.title or derive_title(lead.abstract)
+    title = lead.title or derive_title(text)
     return Paper(
         id="", title=title, title_origin=origin, year=years[0] if years else None,
-        subjects=subjects, abstract_text=lead.abstract, author_ids=author_keys,
+        subjects=subjects, abstract_text=text, author_ids=author_keys,
         extra_author_ids=extra, et_al=bool(listed and listed.et_al),
         authors_listed=listed is not None, sources=tuple(sorted(r.source for r in group)),
     )
@@ -330,6 +340,55 @@ def _hidden_dropped(diagnostics: list[Diagnostic], shown: list[Paper],
         and not any(f"duplicate of {path}:{line}:" in d.message for path, line in hidden))]
 
 
+def _best_titled(group: list[Record]) -> Record:
+    """The record whose title the paper shows (docs/merging.md): one with a title, a complete
+    title over a truncated one, proper capitalisation over all lower or all upper case, then
+    the first by (dump path, line)."""
+    if len(group) == 1:
+        return group[0]
+    titles = _complete([r.title for r in group if r.title])
+    return min(group, key=lambda r: (r.title is None, r.title is not None and _cut(r.title, titles),
+                                     r.title is not None and _badly_cased(r.title), r.source))
+
+
+def _best_abstract(group: list[Record]) -> str:
+    """The abstract the paper shows: the longest complete one (in words), then the first by
+    place."""
+    if len(group) == 1:
+        return group[0].abstract
+    texts = _complete([r.abstract for r in group])
+    return min(group, key=lambda r: (_cut(r.abstract, texts), -len(_folded(r.abstract)),
+                                     r.source)).abstract
+
+
+_ELLIPSES = ("…", "...")
+
+
+def _folded(text: str) -> str:
+    """A title or abstract as merging compares it (its words: see text.fold), so that a copy
+    is not longer by a space, and the memo of fold has it already."""
+    return fold(plain_text(text))
+
+
+def _complete(texts: list[str]) -> list[str]:
+    """The folded texts that do not end in an ellipsis."""
+    return [_folded(t) for t in texts if not t.rstrip().endswith(_ELLIPSES)]
+
+
+def _cut(text: str, others: list[str]) -> bool:
+    """Whether ``text`` is truncated: it ends in an ellipsis, or another record's complete
+    text (folded) goes on where it stops."""
+    if text.rstrip().endswith(_ELLIPSES):
+        return True
+    folded = _folded(text)
+    return any(len(other) > len(folded) and other.startswith(folded) for other in others)
+
+
+def _badly_cased(title: str) -> bool:
+    """All lower or all upper case (``learning rate warmup``, ``LEARNING RATE WARMUP``)."""
+    return title.lower() == title or title.upper() == title
+
+
 def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
@@ -338,12 +397,18 @@ def _apply_curation(drafts: list[Paper], curation: Curation) -> tuple[list[Paper
     diagnostics: list[Diagnostic] = []
     hidden: set[int] = set()
     for edit in curation.papers:
-        matches = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
+        if edit.match_key == "source":
+            matches, found = _by_source(edit, drafts, curation.path)
+            diagnostics += found
+            if found and found[0].severity is Severity.ERROR:
+                continue
+        else:
+            matches = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
         if len(matches) != 1:
             what = "matches no paper" if not matches else (
                 f"matches {len(matches)} papers: "
                 + "; ".join(f"{excerpt(drafts[i].title)} ({drafts[i].sources[0]})" for i in matches)
-                + "; match one by its record instead: match: {source: \"FILE:LINE\"}")
+                + "; match one by its record instead: match: {source: \"FILE:LINE\", title: \"...\"}")
             diagnostics.append(warning(curation.path, edit.line,
                                        f"curation entry ({edit.match_key}: {edit.match_value!r}) {what}",
                                        "curation-match"))
@@ -366,6 +431,46 @@ def _selects(edit: PaperEdit, paper: Paper) -> bool:
     return any(_source_matches(source, value) for source in paper.sources)
 
 
+def _by_source(edit: PaperEdit, drafts: list[Paper], path: str
+               ) -> tuple[list[int], list[Diagnostic]]:
+    """The papers a ``source`` entry applies to, checked against its anchor: a refreshed export
+    moves lines, and the entry must never silently apply to the paper now at its line."""
+    here = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
+    where = f"curation entry for {edit.match_value!r}"
+    if edit.anchor is None:
+        anchor = robust_match(drafts[here[0]])[1:] if len(here) == 1 else 'title: "..."}'
+        return [], [error(path, edit.line, f"{where} names no title or abstract: a refreshed "
+                          "export would move it to another paper; write match: "
+                          f"{{source: {_quoted(edit.match_value)}, {anchor}")]
+    key, value = edit.anchor
+    anchor_edit = replace(edit, match_key=key, match_value=value, anchor=None)
+    if anchored := [i for i in here if _selects(anchor_edit, drafts[i])]:
+        return anchored, []
+    elsewhere = [i for i, paper in enumerate(drafts) if _selects(anchor_edit, paper)]
+    if len(elsewhere) == 1:
+        now = ", ".join(map(str, drafts[elsewhere[0]].sources))
+        return elsewhere, [warning(path, edit.line, f"{where}: the paper with {key}: {value!r} "
+                                   f"is now at {now}; applied there, update the entry's source")]
+    if here:
+        return [], [error(path, edit.line, f"{where} now matches {drafts[here[0]].title[:60]!r}, "
+                          f"not the paper it was written for ({key}: {value!r}); "
+                          "nothing was applied")]
+    return [], []
+
+
+def robust_match(paper: Paper) -> str:
+    """A curation ``match`` that finds this paper after its dump is exported again: its title,
+    or, when no dump gave it one (untitled, or titled by curation), the start of its abstract."""
+    if paper.title_origin == "dump":
+        return f"{{title: {_quoted(plain_text(paper.title))}}}"
+    return f"{{abstract: {_quoted(' '.join(plain_text(paper.abstract).split()[:12]))}}}"
+
+
+def _quoted(text: str) -> str:
+    """A YAML double-quoted string (JSON's escapes are YAML's)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _source_matches(source: SourceRef, value: str) -> bool:
     """``value`` is "file:line", with the file as a full path or just its name."""
     path, _, line = value.rpartition(":")
@@ -373,7 +478,8 @@ def _source_matches(source: SourceRef, value: str) -> bool:
 
 
 def _edited(paper: Paper, edit: PaperEdit) -> Paper:
-    changes: dict[str, object] = {"links": paper.links + edit.links}
+    changes: dict[str, object] = {"links": paper.links + edit.links,
+                                  "aliases": paper.aliases + edit.aliases}
     if edit.title:
         changes.update(title=edit.title, title_origin="curation")
     if edit.year is not None:
@@ -387,13 +493,21 @@ def _missing_years(papers: list[Paper]) -> list[Diagnostic]:
     """Warn about papers that no record or curation entry dates: they sort last and feeds guess."""
     return [warning(p.sources[0].path, p.sources[0].line,
                     f"no year for {excerpt(p.title)}: no record states one; to set it, "
-                    f"{paste_entry(p.sources[0], 'year: YYYY')}", "no-year")
+                    f"{paste_entry(robust_match(p), 'year: YYYY')}", "no-year")
             for p in papers if p.year is None]
 
 
-def paste_entry(source: SourceRef, setting: str) -> str:
-    """A curation entry for the paper holding ``source``, ready to paste (one line of YAML)."""
-    return f'add under papers: in curation.yaml: - {{match: {{source: "{source}"}}, {setting}}}'
+def paste_entry(match: str, setting: str) -> str:
+    """A curation entry for the paper ``match`` finds, ready to paste (one line of YAML)."""
+    return f"add under papers: in curation.yaml: - {{match: {match}, {setting}}}"
+
+
+def record_match(record: Record) -> str:
+    """A curation ``match`` for the paper holding ``record``: its place, anchored by its title
+    (or abstract start) so that it never applies to another paper after a re-export."""
+    anchor = (f"title: {_quoted(plain_text(record.title))}" if record.title else
+              f"abstract: {_quoted(' '.join(plain_text(record.abstract).split()[:12]))}")
+    return f'{{source: "{record.source}", {anchor}}}'
 
 
 def _assign_paper_ids(drafts: list[Paper]) -> list[Paper]:
@@ -490,7 +604,7 @@ def _author(author_id: str, name: str, paper_ids: tuple[str, ...], profiles: tup
     return Author(id=author_id, name=name, members=paper_ids, profiles=profiles,
                   affiliation=edit.affiliation if edit else None,
                   homepage=edit.homepage if edit else None,
-                  variants=edit.variants if edit else ())
+                  variants=edit.variants if edit else (), aliases=edit.aliases if edit else ())
 
 
 def _author_ids(keys: Iterable[str], names: _NameIndex) -> dict[str, str]:

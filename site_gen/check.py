@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
 from .diagnostics import Diagnostic, error
-from .urls import NOT_FOUND, ROBOTS
+from .urls import NOT_FOUND, ROBOTS, refresh_target
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -120,6 +120,9 @@ def _urls_of(tag: str, values: dict[str, str]) -> Iterator[tuple[str, bool]]:
             yield candidate.split()[0], True
     if tag == "meta" and (values.get("property") or values.get("name")) in _SITE_META:
         yield values.get("content", "").strip(), False
+    if tag == "meta" and values.get("http-equiv", "").lower() == "refresh":
+        yield refresh_target(values.get("content", "")), False
+
 
 
 def _jsonld_urls(text: str) -> list[str]:

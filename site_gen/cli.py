@@ -247,6 +247,8 @@ def print_diagnostics(result: BuildResult) -> None:
     """Every diagnostic as ``path:line: message`` on stderr."""
     for diagnostic in result.diagnostics:
         print(diagnostic, file=sys.stderr)
+    for note in result.notes:
+        print(note, file=sys.stderr)
 
 
 def summary_line(result: BuildResult, output: Path, seconds: float) -> str:

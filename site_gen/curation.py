@@ -22,11 +22,14 @@ from .yamlfile import did_you_mean, line_of, line_of_item, load_yaml_file
 
 CURATION_FILE = "curation.yaml"
 MATCH_KEYS = ("id", "title", "abstract", "source")
+ANCHOR_KEYS = ("title", "abstract")
+"""What a ``source`` match must also name: a dump's lines move when it is exported again."""
 LINK_LABELS = {"arxiv": "arXiv", "pdf": "PDF", "code": "Code", "doi": "DOI",
                "project": "Project page", "video": "Video", "slides": "Slides", "poster": "Poster"}
-_PAPER_KEYS = {"match", "title", "year", "subjects", "links", "hide"}
-_AUTHOR_KEYS = {"name", "display_name", "affiliation", "homepage", "variants"}
+_PAPER_KEYS = {"match", "title", "year", "subjects", "links", "hide", "aliases"}
+_AUTHOR_KEYS = {"name", "display_name", "affiliation", "homepage", "variants", "aliases"}
 _LISTS = ("papers", "authors", "merge", "distinct", "acknowledge")
+_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,11 +39,16 @@ class PaperEdit:
     line: int
     match_key: str
     match_value: str
+    anchor: tuple[str, str] | None = None
+    """For a ``source`` match: ``("title", ...)`` or ``("abstract", ...)``, which the paper
+    at that source must have (else the entry is not applied there)."""
     title: str | None = None
     year: int | None = None
     subjects: tuple[str, ...] | None = None
     links: tuple[Link, ...] = ()
     hide: bool = False
+    aliases: tuple[str, ...] = ()
+    """Old slugs of the paper: their URLs redirect to its page."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +61,7 @@ class AuthorEdit:
     affiliation: str | None = None
     homepage: str | None = None
     variants: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,17 +167,39 @@ def _text(entry: dict[str, Any], key: str, line: int) -> str | None:
 
 def _paper_edit(entry: Any, fallback: int) -> PaperEdit:
     entry, line = _mapping(entry, fallback, _PAPER_KEYS)
-    match = entry.get("match")
-    if not isinstance(match, dict) or len(match) != 1 or next(iter(match)) not in MATCH_KEYS:
-        raise _Problem(line, f"'match' needs exactly one of {', '.join(MATCH_KEYS)}")
-    key, value = next(iter(match.items()))
-    if not isinstance(value, str) or not value.strip():
-        raise _Problem(line, f"match '{key}' must be non-empty text")
+    key, value, anchor = _match(entry.get("match"), line)
     year = entry.get("year")
     if year is not None and (not isinstance(year, int) or isinstance(year, bool)):
         raise _Problem(line_of(entry, "year") or line, "'year' must be a whole number")
-    return PaperEdit(line, key, value.strip(), _text(entry, "title", line), year,
-                     _subjects(entry, line), _links(entry, line), entry.get("hide") is True)
+    return PaperEdit(line, key, value, anchor, _text(entry, "title", line), year,
+                     _subjects(entry, line), _links(entry, line), entry.get("hide") is True,
+                     _aliases(entry, line))
+
+
+def _aliases(entry: dict[str, Any], line: int) -> tuple[str, ...]:
+    """Old slugs (``rola-old-title``, as in ``papers/rola-old-title/``)."""
+    value = entry.get("aliases") or []
+    if not isinstance(value, list) or not all(isinstance(v, str) and _SLUG.fullmatch(v)
+                                              for v in value):
+        raise _Problem(line_of(entry, "aliases") or line, "'aliases' must be a list of old "
+                                                          "slugs such as old-title-2024")
+    return tuple(dict.fromkeys(value))
+
+
+def _match(match: Any, line: int) -> tuple[str, str, tuple[str, str] | None]:
+    """A ``match``: one selector, or ``source`` with an anchor (its title or abstract start)."""
+    keys = tuple(match) if isinstance(match, dict) else ()
+    anchored = len(keys) == 2 and "source" in keys and set(keys) - {"source"} <= set(ANCHOR_KEYS)
+    if not (len(keys) == 1 and keys[0] in MATCH_KEYS or anchored):
+        raise _Problem(line, f"'match' needs exactly one of {', '.join(MATCH_KEYS)}, or 'source' "
+                             "with 'title' or 'abstract'")
+    for key in keys:
+        if not isinstance(match[key], str) or not match[key].strip():
+            raise _Problem(line, f"match '{key}' must be non-empty text")
+    if not anchored:
+        return keys[0], match[keys[0]].strip(), None
+    other = next(k for k in keys if k != "source")
+    return "source", match["source"].strip(), (other, match[other].strip())
 
 
 def _subjects(entry: dict[str, Any], line: int) -> tuple[str, ...] | None:
@@ -207,7 +238,7 @@ def _author_edit(entry: Any, fallback: int) -> AuthorEdit:
         raise _Problem(line_of(entry, "variants") or line, "'variants' must be a list of names")
     return AuthorEdit(line, name, _text(entry, "display_name", line),
                       _text(entry, "affiliation", line), homepage,
-                      tuple(" ".join(v.split()) for v in variants))
+                      tuple(" ".join(v.split()) for v in variants), _aliases(entry, line))
 
 
 def _pairing(entry: Any, line: int) -> Pairing:

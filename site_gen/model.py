@@ -112,6 +112,8 @@ class Paper:
     """Some dump stated an author list (listing dumps only name their owner)."""
     sources: tuple[SourceRef, ...]
     links: tuple[Link, ...] = ()
+    aliases: tuple[str, ...] = ()
+    """Old slugs (curation's ``aliases``) whose URLs redirect to this paper."""
 
     @property
     def abstract(self) -> str:
@@ -157,6 +159,8 @@ class Author:
     affiliation: str | None = None
     homepage: str | None = None
     variants: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    """Old slugs (curation's ``aliases``) whose URLs redirect to this author."""
 
     @property
     def paper_ids(self) -> tuple[str, ...]:

@@ -25,7 +25,7 @@ from snowballstemmer.english_stemmer import EnglishStemmer
 
 from .memo import Carried, CatalogDelta, Pieces, in_step, made_files
 from .model import Author, Catalog, Paper
-from .text import plain_text
+from .text import macro_words, plain_text
 from .urls import author_url, paper_url
 
 SEARCH_FILE = "search.json"
@@ -397,7 +397,9 @@ def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
                                    "y": paper.year, "s": list(paper.subjects)}
     if paper.et_al:
         fragment["e"] = len(paper.author_ids)
-    return SearchDoc(fragment, (title, " ".join(names), subjects, abstract), paper.year,
+    named = macro_words(paper.abstract)  # Θ is found as theta, √ as sqrt
+    words = f"{abstract} {named}" if named else abstract  # kept per paper: no copy when none
+    return SearchDoc(fragment, (title, " ".join(names), subjects, words), paper.year,
                      paper.subjects)
 
 

@@ -28,9 +28,10 @@ from html import escape
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 from .diagnostics import Diagnostic
+from .urls import refresh_target
 
 HOOK = "__site-gen/"
 EVENTS, SCRIPT = HOOK + "events", HOOK + "live.js"
@@ -185,6 +186,8 @@ class PreviewHandler(BaseHTTPRequestHandler):
         if data is None:
             return self._not_found(state, name, up, send_body)
         kind = content_type(target.name)
+        if kind.startswith("text/html") and (moved := redirect_of(data)):
+            return self._redirect(urljoin(path, moved))  # as a host's redirect rule would
         if kind.startswith("text/html"):
             data = inject(data, state, name, up, self.server.live.session)
         self._send(HTTPStatus.OK, kind, data, send_body)
@@ -240,6 +243,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
 
 
 _LOOPBACK_NAMES = frozenset({"localhost", "::1"})
+_INSTANT_REFRESH = re.compile(r"""<meta http-equiv="refresh" content="(0;[^"]*)">""")
 
 
 def _is_loopback(name: str) -> bool:
@@ -295,6 +299,14 @@ def read_inside(root: Path, target: Path) -> bytes | None:
             return handle.read()
     except OSError:
         return None
+
+
+def redirect_of(html: bytes) -> str | None:
+    """Where a redirect page (site-gen's ``redirect.html``: an instant ``<meta http-equiv=
+    "refresh">`` in its first bytes) sends the browser; None for any other page."""
+    head = html[:1024].decode("utf-8", "replace")
+    found = _INSTANT_REFRESH.search(head)
+    return refresh_target(found.group(1)) or None if found else None
 
 
 def content_type(name: str) -> str:

@@ -158,8 +158,11 @@ class WatchSession:
             self.live.publish((), errors_of(result))
 
     def _report(self, done: Rebuild) -> None:
-        """One line per build, then any problem not already shown by the previous build."""
+        """One line per build (after its notes), then any problem not already shown by the
+        previous build."""
         line = rebuild_line(done, self.builder.project)
+        for note in done.result.notes:  # on stderr, as build prints it; before the line
+            self.warn(note)
         self.say(line) if done.result.ok else self.warn(line)
         before = set(self._last.diagnostics) if self._last is not None else set()
         for diagnostic in done.result.diagnostics:

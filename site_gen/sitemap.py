@@ -1,6 +1,6 @@
 """Discovery files: Routes -> ``sitemap.xml`` (absolute URLs) and ``robots.txt``.
 
-Output stage, {output path: bytes}. Every HTML page but the 404 page is listed, in route
+Output stage, {output path: bytes}. Every HTML page but the 404 page and redirects is listed, in route
 order, as an absolute URL under ``site_url``. No ``lastmod``: the build knows no honest date.
 """
 
@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 
 from .memo import Pieces
+from .redirects import is_redirect
 from .routes import Route
 from .urls import NOT_FOUND, ROBOTS, SITEMAP, absolute_url
 
@@ -34,7 +35,7 @@ def render_sitemap(routes: Iterable[Route], site_url: str) -> bytes:
     """A sitemaps.org 0.9 ``urlset`` with one ``loc`` per page."""
     urlset = ET.Element("urlset", {"xmlns": SITEMAP_NS})
     for route in routes:
-        if route.url != NOT_FOUND and route.output.endswith(".html"):
+        if route.url != NOT_FOUND and route.output.endswith(".html") and not is_redirect(route):
             ET.SubElement(ET.SubElement(urlset, "url"), "loc").text = absolute_url(route.url, site_url)
     ET.indent(urlset, space=" ")
     return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(urlset, "utf-8") + b"\n"

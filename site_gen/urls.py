@@ -60,6 +60,15 @@ def subject_feed_url(code: str) -> str:
     return subject_url(code) + "feed.xml"
 
 
+_REFRESH = re.compile(r"\s*\d+\s*[;,]\s*url\s*=\s*(\S+)", re.IGNORECASE)
+
+
+def refresh_target(content: str) -> str:
+    """The URL in a ``<meta http-equiv="refresh">`` ``content`` (``0; url=../x/``), or ""."""
+    found = _REFRESH.match(content)
+    return found.group(1).strip("'\" ") if found else ""
+
+
 def check_url(url: str) -> str:
     """Reject any URL that could leave the output folder or is not plain ASCII path text."""
     if not _SAFE_URL.fullmatch(url) or any(part in (".", "..") for part in url.split("/")):

@@ -164,6 +164,11 @@ def test_broken_template_is_a_diagnostic_with_a_line(make_project) -> None:
     ({**GOOD, "content/site.yaml": "site_url: ftp://x\n"}, "content/site.yaml:1: site_url must be"),
     ({**GOOD, "content/curation.yaml": "papers:\n  - match: {colour: red}\n"},
      "content/curation.yaml:2: 'match' needs exactly one of"),
+    ({**GOOD, "content/curation.yaml": "papers:\n  - match: {source: 'a.txt:1', id: x}\n"},
+     ("content/curation.yaml:2: 'match' needs exactly one of id, title, abstract, source, or "
+     "'source' with 'title' or 'abstract'")),
+    ({**GOOD, "content/curation.yaml": "papers:\n  - match: {source: 'a.txt:7'}\n    hide: true\n"},
+     "content/curation.yaml:2: curation entry for 'a.txt:7' names no title or abstract"),
 ])
 def test_bad_input_is_a_located_error(make_project, files, message) -> None:
     result = build(make_project(files))

@@ -140,7 +140,9 @@ def test_curation_sets_title_links_and_hides() -> None:
                   links=(Link("code", "https://example.org/c", "Code"),)),
         PaperEdit(5, "title", "RoLA: Rotary-Positioned Low-Rank Linear Attention for Efficient "
                               "Diffusion Transformers", hide=True),
-        PaperEdit(7, "source", "001_c61dd221c79335b9.txt:57", title="LayerKV (curated)"),
+        PaperEdit(7, "source", "001_c61dd221c79335b9.txt:57",
+                  ("title", ("LayerKV: Optimizing Large Language Model Serving with Layer-wise "
+                            "KV Cache Management")), title="LayerKV (curated)"),
         PaperEdit(9, "title", "No Such Paper"),
     ), authors=(AuthorEdit(11, "Jiamang Wang", affiliation="Alibaba", variants=("J. Wang",)),))
     catalog, diagnostics = seed_catalog(curation)
@@ -242,3 +244,108 @@ def test_hostile_and_empty_titles_and_names_give_safe_distinct_urls() -> None:
                           record("b.txt", 1, "!!!", abstract("q"), "Fine Title Here", 2021,
                                  authors=("???", "...")))
     assert [p.id for p in again.papers] == [p.id for p in catalog.papers]
+
+
+def test_curated_name_wins_when_variants_merge_spellings() -> None:
+    records = (record("a.txt", 1, "M. Kowalska", abstract("one"), "Paper One Is Here", 2020),
+               record("b.txt", 1, "Maria Kowalska", abstract("two"), "Paper Two Is Here", 2021))
+    merged = Curation(authors=(AuthorEdit(1, "Maria Kowalska", variants=("M. Kowalska",)),))
+    catalog, _ = catalog_of(*records, curation=merged)
+    assert [(a.name, a.id, len(a.paper_ids)) for a in catalog.authors] == [
+        ("Maria Kowalska", "maria-kowalska", 2)]
+    shown = Curation(authors=(AuthorEdit(1, "Maria Kowalska", display_name="Maria K. Kowalska",
+                                         variants=("M. Kowalska",)),))
+    catalog, _ = catalog_of(*records, curation=shown)
+    assert [(a.name, a.id) for a in catalog.authors] == [("Maria K. Kowalska", "maria-k-kowalska")]
+    unmerged = Curation(authors=(AuthorEdit(1, "Jose Nunez", affiliation="Somewhere"),))
+    catalog, _ = catalog_of(record("a.txt", 1, "José Núñez", abstract("one"), "Paper One Is Here"),
+                            curation=unmerged)
+    assert catalog.authors[0].name == "José Núñez"  # without variants, the profile's spelling
+
+
+TITLE = "Learning Rate Warmup Revisited: A Theory of Adaptive Optimisers"
+
+
+@pytest.mark.parametrize("first, second, shown", [
+    pytest.param(None, TITLE, TITLE, id="a-title-over-a-derived-one"),
+    pytest.param(TITLE.lower(), TITLE, TITLE, id="proper-case-over-lower-case"),
+    pytest.param(TITLE.upper(), TITLE, TITLE, id="proper-case-over-upper-case"),
+    pytest.param("Learning Rate Warmup Revisited: A Theory…", TITLE.lower(), TITLE.lower(),
+                 id="complete-over-truncated-by-an-ellipsis"),
+    pytest.param("Learning Rate Warmup Revisited", TITLE, TITLE, id="complete-over-cut-short"),
+])
+def test_the_best_title_leads_whatever_the_file_order(first: str | None, second: str,
+                                                       shown: str) -> None:
+    for a, b in ((first, second), (second, first)):
+        catalog, _ = catalog_of(record("a.txt", 1, "Ann Lee", LONG, a, 2024),
+                                record("b.txt", 1, "Bo Wu", LONG, b, 2024))
+        assert [p.title for p in catalog.papers] == [shown]
+
+
+def test_title_ties_go_to_the_first_record_by_file_name() -> None:
+    sentence_case = "Learning rate warmup revisited: a theory of adaptive optimisers"
+    for a, b in ((TITLE, sentence_case), (sentence_case, TITLE)):
+        catalog, _ = catalog_of(record("a.txt", 1, "Ann Lee", LONG, a, 2024),
+                                record("b.txt", 1, "Bo Wu", LONG, b, 2024))
+        assert [p.title for p in catalog.papers] == [a]
+
+
+def test_the_longest_complete_abstract_leads() -> None:
+    cut = LONG[:180] + "…"
+    longer = LONG + " The code is open source."
+    for texts in ((cut, LONG, longer), (longer, cut, LONG), (LONG, longer, cut)):
+        catalog, _ = catalog_of(*(record(f"{i}.txt", 1, "Ann Lee", t, TITLE, 2024)
+                                  for i, t in enumerate(texts)))
+        assert [p.abstract for p in catalog.papers] == [longer]
+    catalog, _ = catalog_of(record("a.txt", 1, "Ann Lee", LONG + " And more words …", TITLE, 2024),
+                            record("b.txt", 1, "Bo Wu", LONG, TITLE, 2024))
+    assert catalog.papers[0].abstract == LONG  # complete over longer but truncated
+
+
+def _kowalska(*titles: str) -> list[Record]:
+    return [record("kowalska.txt", 1 + 4 * i, "Maria Kowalska", abstract(t), t, 2024)
+            for i, t in enumerate(titles)]
+
+
+def test_a_source_entry_never_silently_moves_to_another_paper() -> None:
+    """A record added at the top of a dump moves every line; the anchor keeps the entry on its
+    paper (with a warning to update the line), and a paper now at that line is left alone."""
+    hide = Curation("curation.yaml", papers=(
+        PaperEdit(3, "source", "kowalska.txt:5", ("title", "Sparse Attention Kernels"), hide=True),))
+    catalog, diagnostics = catalog_of(*_kowalska("Diffusion Priors for Inverse Problems",
+                                                 "Sparse Attention Kernels"), curation=hide)
+    assert [p.title for p in catalog.papers] == ["Diffusion Priors for Inverse Problems"]
+    assert not [d for d in diagnostics if d.path == "curation.yaml"]
+    refreshed = _kowalska("Brand New Paper on Graphs", "Diffusion Priors for Inverse Problems",
+                          "Sparse Attention Kernels")
+    catalog, diagnostics = catalog_of(*refreshed, curation=hide)
+    assert sorted(p.title for p in catalog.papers) == ["Brand New Paper on Graphs",
+                                                       "Diffusion Priors for Inverse Problems"]
+    [moved] = [d for d in diagnostics if d.path == "curation.yaml"]
+    assert moved.severity is Severity.WARNING and moved.line == 3
+    assert "is now at kowalska.txt:9; applied there, update the entry's source" in moved.message
+    gone = _kowalska("Brand New Paper on Graphs", "Diffusion Priors for Inverse Problems")
+    catalog, diagnostics = catalog_of(*gone, curation=hide)
+    assert len(catalog.papers) == 2  # the paper now at line 5 is not hidden
+    [jump] = [d for d in diagnostics if d.path == "curation.yaml"]
+    assert jump.severity is Severity.ERROR and str(jump) == (
+        "curation.yaml:3: curation entry for 'kowalska.txt:5' now matches 'Diffusion Priors for "
+        "Inverse Problems', not the paper it was written for (title: 'Sparse Attention Kernels'); "
+        "nothing was applied")
+
+
+def test_a_source_entry_without_an_anchor_is_an_error_that_suggests_one() -> None:
+    bare = Curation("curation.yaml", papers=(PaperEdit(3, "source", "kowalska.txt:1", year=2020),))
+    catalog, diagnostics = catalog_of(*_kowalska("Diffusion Priors for Inverse Problems"), curation=bare)
+    assert catalog.papers[0].year == 2024
+    [entry] = [d for d in diagnostics if d.path == "curation.yaml"]
+    assert entry.severity is Severity.ERROR and entry.message.endswith(
+        'write match: {source: "kowalska.txt:1", title: "Diffusion Priors for Inverse Problems"}')
+
+
+def test_the_missing_year_warning_suggests_an_entry_that_survives_a_new_export() -> None:
+    _, diagnostics = catalog_of(record("a.txt", 3, "Ann Lee", LONG, TITLE),
+                                record("b.txt", 3, "Bo Wu", abstract("untitled")))
+    messages = sorted(d.message for d in diagnostics if "no year" in d.message)
+    assert messages[0].endswith(f"""entry '- match: {{title: "{TITLE}"}}'""")
+    assert messages[1].endswith("""entry '- match: {abstract: "We study untitled in large language model systems. Existing approaches to untitled"}'""")

@@ -49,7 +49,10 @@ CURATIONS = [
              papers=(PaperEdit(1, "id", "rollout-systems", title="Renamed Systems Paper"),)),
     Curation(merges=(Pairing(1, "d0.txt:1", "d1.txt:1"), Pairing(2, "d2.txt:1", "d0.txt:11"),
                      Pairing(3, "d1.txt:1", "d3.txt:21")),  # records are at lines 1, 11, 21, ...
-             papers=(PaperEdit(4, "source", "d1.txt:11", hide=True),)),
+             papers=(PaperEdit(4, "source", "d1.txt:11", ("title", "Rollout Systems"), hide=True),)),
+    Curation(papers=(PaperEdit(1, "source", "d1.txt:11", ("title", "Rollout Systems"), hide=True),
+                     PaperEdit(2, "source", "d2.txt:3", ("abstract", "We study cache"),
+                               title="Cache, Curated", year=2018))),
 ]
 FIELDS = {"abstract": ABSTRACTS, "title": TITLES, "year": YEARS, "authors": AUTHORS,
           "subjects": SUBJECTS, "et_al": [False, True]}

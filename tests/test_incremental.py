@@ -51,6 +51,11 @@ STEPS: list[Step] = [
     ("curate a title", lambda p: write(p, "content/curation.yaml",
                                        "papers:\n  - match: {title: Speculative Rollouts at Scale}\n"
                                        "    title: Speculative Rollouts, at Scale\n")),
+    ("alias an old slug", lambda p: write(p, "content/curation.yaml",
+                                          "papers:\n  - match: {title: Speculative Rollouts at Scale}\n"
+                                          "    title: Speculative Rollouts, at Scale\n"
+                                          "    aliases: [spec-rollouts]\n")),
+    ("forget the published URLs", lambda p: (p / "content/urls.lock").unlink()),
     ("hide a paper", lambda p: write(p, "content/curation.yaml",
                                      "papers:\n  - match: {title: Speculative Rollouts at Scale}\n"
                                      "    hide: true\n")),

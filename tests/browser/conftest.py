@@ -332,13 +332,15 @@ EDGE_PROJECT = {
       arxiv: https://arxiv.org/abs/2401.00001
       pdf: https://arxiv.org/pdf/2401.00001
       code: https://github.com/example/tail-batching
+    aliases: [tail-batching]
 """,
 }
 
 
 @pytest.fixture(scope="session")
 def edge_site(tmp_path_factory):
-    """A small site with curation links, an et-al. author list and hostile titles."""
+    """A small site with curation links, an et-al. author list, hostile titles and a redirect
+    page (a curated alias)."""
     from conftest import abstract, build, coauthor_dump, listing_dump, write_files
 
     project = tmp_path_factory.mktemp("edge") / "project"
