@@ -313,7 +313,8 @@ class Builder:
             on_catalog(config, catalog, build_time, diagnostics + found + more)
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
-        routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo)
+        routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo,
+                                   config.page_size)
         stopwatch.lap("routes")
         diagnostics += found + more + most + last
         themed = resolve_theme(self.project, config)

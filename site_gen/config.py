@@ -11,7 +11,8 @@ from .yamlfile import LineDict, line_of, load_yaml
 
 CONFIG_FILE = "site.yaml"
 _KNOWN_KEYS = {"title", "description", "site_url", "language", "theme", "recent_papers",
-               "footer", "cname"}
+               "page_size", "footer", "cname"}
+_COUNTS = {"recent_papers", "page_size"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,8 @@ class Config:
     language: str = "en"
     theme: str = "default"
     recent_papers: int = 10
+    page_size: int = 100
+    """Papers on one page of a long list (authors: five times as many); the rest on more pages."""
     footer: str = ""
     cname: str | None = None
 
@@ -55,9 +58,12 @@ def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diag
     values: dict[str, object] = {}
     for key in sorted(_KNOWN_KEYS & set(data)):
         value = data[key]
-        expected = int if key == "recent_papers" else str
+        expected = int if key in _COUNTS else str
         if not isinstance(value, expected) or isinstance(value, bool):
             diagnostics.append(error(shown, line_of(data, key), f"{key} must be a {expected.__name__}"))
+            continue
+        if key == "page_size" and value < 1:  # type: ignore[operator]
+            diagnostics.append(error(shown, line_of(data, key), "page_size must be at least 1"))
             continue
         values[key] = value.strip() if isinstance(value, str) else value
     site_url, problem = checked_site_url(str(values.get("site_url", Config().site_url)))

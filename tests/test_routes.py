@@ -126,19 +126,24 @@ def apply_edit(specs: list[dict], names: dict[str, tuple[str | None, str | None]
 
 @settings(max_examples=3000 if LONG else 200, deadline=None)
 @given(st.lists(record_spec(), max_size=20 if LONG else 12),
-       st.lists(edit, min_size=1, max_size=12 if LONG else 8))
-def test_memoized_plans_equal_fresh_plans(start: list[dict], ops: list[tuple]) -> None:
+       st.lists(edit, min_size=1, max_size=12 if LONG else 8),
+       st.lists(st.sampled_from([1, 2, 3, 100]), min_size=1, max_size=3))
+def test_memoized_plans_equal_fresh_plans(start: list[dict], ops: list[tuple],
+                                          sizes: list[int]) -> None:
+    """Also with lists split into pages (``page_size``), and its value changed between plans."""
     specs, names = list(start), {}
     memo = RouteMemo()
     previous = catalog = catalog_of(specs, names)
-    assert strict(plan_routes(catalog, PAGES, 3, memo)) == strict(plan_routes(catalog, PAGES, 3))
-    for op in ops:
+    assert strict(plan_routes(catalog, PAGES, 3, memo, sizes[0])) == \
+        strict(plan_routes(catalog, PAGES, 3, None, sizes[0]))
+    for n, op in enumerate(ops):
+        size = sizes[n % len(sizes)]
         apply_edit(specs, names, op)
         catalog = catalog_of(specs, names)
         if op[0] != "no-interning":
             catalog, _ = intern_catalog(catalog, previous)
-        assert strict(plan_routes(catalog, PAGES, 3, memo)) == \
-            strict(plan_routes(catalog, PAGES, 3)), op
+        assert strict(plan_routes(catalog, PAGES, 3, memo, size)) == \
+            strict(plan_routes(catalog, PAGES, 3, None, size)), op
         previous = catalog
 
 
