@@ -103,7 +103,7 @@ def plan_routes(
     subjects = [route for s in catalog.subjects
                 for route in _subject_routes(s, [ranks.by_rank[r] for r in ranks.subjects[s.code]],
                                              page_size)]
-    own_pages = [_route(f"{p.slug}/", "page.html", page=p, source=p.source) for p in pages]
+    own_pages = [_route(f"{p.slug}/", "page.html", p.source, page=p) for p in pages]
     others = [changes.same_as_before(r) for r in chain(index, subjects, own_pages)]
     if memo is not None:
         memo.remember(catalog, ranks, papers, authors, others, page_size)
@@ -371,7 +371,7 @@ def _any_within(sorted_ranks: list[int], lo: int, hi: int) -> bool:
     return at < len(sorted_ranks) and sorted_ranks[at] <= hi
 
 
-def _route(url: str, template: str, source: str = "", **context: object) -> Route:
+def _route(url: str, template: str, source: str = "", /, **context: object) -> Route:
     return Route(url, output_path(url), template, context, source)
 
 

@@ -46,7 +46,7 @@ def test_every_demo_page_loads_cleanly_under_a_sub_path(page, demo_site, demo_ba
 def test_corpus_pages_load_cleanly(page, corpus_site, corpus_base, visit, site_pages) -> None:
     urls = site_pages(corpus_site)
     sample = [u for u in urls if u.count("/") <= 1] + urls[::97] + [
-        u for u in urls if u.endswith("/page/2/") or u.endswith("/page/3/")]
+        u for u in urls if u.endswith(("/page/2/", "/page/3/"))]
     for url in sample:
         visit(corpus_base + url, wait_until="load")
     assert_clean(page, corpus_base)
