@@ -155,7 +155,7 @@ class Pager:
         return tuple(shown)
 
 
-def paged(first: str, items: Sequence[T], size: int) -> list[tuple[Pager, Sequence[T]]]:
+def _paged(first: str, items: Sequence[T], size: int) -> list[tuple[Pager, Sequence[T]]]:
     """``items`` split into pages of ``size`` (one page, perhaps empty, when they fit)."""
     count = max(1, -(-len(items) // size))
     return [(Pager(first, n, count), items[(n - 1) * size:n * size]) for n in range(1, count + 1)]
@@ -173,7 +173,7 @@ def _index_routes(catalog: Catalog, by_rank: list[Paper], recent: int, size: int
                       profiled=tuple(a for a in page if a.profiled),
                       others=tuple(a for a in page if not a.profiled),
                       profiled_total=len(profiled), others_total=len(others))
-               for pager, page in paged("authors/", profiled + others, size * AUTHORS_PER_PAPER)]
+               for pager, page in _paged("authors/", profiled + others, size * AUTHORS_PER_PAPER)]
     return [
         _route("", "index.html", profiled=profiled[:size], profiled_total=len(profiled),
                recent=tuple(by_rank[:recent]), subjects=catalog.subjects),
@@ -200,7 +200,7 @@ def _paper_pages(first: str, newest_first: Sequence[Paper], size: int
     run over pages), and whether its first year began on an earlier page (``continued``)."""
     totals = Counter(p.year for p in newest_first)
     pages = []
-    for pager, page in paged(first, newest_first, size):
+    for pager, page in _paged(first, newest_first, size):
         start = (pager.number - 1) * size
         years = _grouped_by_year(page)
         pages.append((pager, {
@@ -523,7 +523,8 @@ def _new_author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Auth
              "feeds": ((f"{author.name}: new papers", author_feed_url(author.id)),)}
     overview = {
         "coauthors": tuple((catalog.author(a), n) for a, n in sorted(
-            coauthors.items(), key=lambda kv: (-kv[1], catalog.author(kv[0]).name))),
+            coauthors.items(), key=lambda kv: (-kv[1], catalog.author(kv[0]).name))[:COAUTHORS]),
+        "coauthor_total": len(coauthors),
         "subject_counts": tuple((catalog.subject(c), n) for c, n in
                                 sorted(subjects.items(), key=lambda kv: (-kv[1], kv[0]))),
         "profiled_with": profiled_with}
@@ -533,7 +534,12 @@ def _new_author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Auth
     return _AuthorPlan(author, routes, tuple(coauthors), tuple(subjects))
 
 
-_NO_OVERVIEW: dict[str, object] = {"coauthors": (), "subject_counts": (), "profiled_with": ()}
+COAUTHORS = 200
+"""Co-authors named on an author's page, most joint papers first: at 100,000 papers a
+prolific author has thousands, which made a 290 KB list. The page says how many more there are."""
+
+_NO_OVERVIEW: dict[str, object] = {"coauthors": (), "coauthor_total": 0, "subject_counts": (),
+                                   "profiled_with": ()}
 """An author's later pages list papers only: co-authors and subjects are on the first."""
 
 
