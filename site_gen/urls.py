@@ -7,7 +7,7 @@ are ``papers/page/<n>/``, ``authors/page/<n>/``, ``authors/<id>/page/<n>/`` and
 
 Files beside the pages (docs/deployment.md and docs/data-exports.md list them)::
 
-    feed.xml  sitemap.xml  robots.txt  papers.json  authors.json  search.json
+    feed.xml  sitemap.xml (sitemap-<n>.xml beside it on sites of over 50,000 pages)  robots.txt  papers.json  authors.json  search.json
     papers/<id>/cite.bib  papers/<id>/cite.ris  papers/<id>/cite.csl.json
     authors/<id>/papers.bib  authors/<id>/feed.xml  subjects/<code>/feed.xml
 """
@@ -70,6 +70,11 @@ def author_feed_url(author_id: str) -> str:
 
 def subject_feed_url(code: str) -> str:
     return subject_url(code) + "feed.xml"
+
+
+def sitemap_part_url(number: int) -> str:
+    """Part ``number`` (from 1) of a sitemap too long for one file (``SITEMAP`` then indexes them)."""
+    return f"sitemap-{number}.xml"
 
 
 def check_url(url: str) -> str:
