@@ -9,7 +9,8 @@ floor of our own output, then alternates: edit one dump (one Hugo page) and time
 build over the existing output. Outputs are moved aside into --work/graveyard, deleted when
 the run ends, and the file system is synced before each timed command (see ``settle``).
 Wall time and peak RSS come from wait4() on each child process. It prints medians and the
-ratios site-gen / Hugo, and writes them as JSON to --work/results.json.
+ratios site-gen / Hugo, and our output's bytes and files by kind (site_weight.py), and writes
+them as JSON to --work/results.json.
 Hugo is installed from Debian when missing and root; otherwise it is skipped with a clear line.
 """
 
@@ -26,6 +27,8 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from site_weight import table, weigh
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -182,7 +185,7 @@ def bench_size(n: int, args: argparse.Namespace, hugo: str | None) -> dict[str, 
             again["hugo"].append(hugo_build(hugo, root, hugo_out, False))
     pages = sum(1 for _ in ours_out.rglob("*.html"))
     result: dict[str, object] = {"papers": n, "html_pages": pages, "runs": args.runs,
-                                 "copy_floor": asdict(median(floor))}
+                                 "copy_floor": asdict(median(floor)), "weight": weigh(ours_out)}
     for name in ("site-gen", "hugo"):
         if full[name]:
             result[name] = {"full": asdict(median(full[name])), "rebuild": asdict(median(again[name]))}
@@ -209,6 +212,8 @@ def report(result: dict[str, object]) -> str:
                      f"rebuild {ours['rebuild']['seconds'] / theirs['rebuild']['seconds']:.2f}x")
     else:
         lines.append("  hugo: skipped (not installed and could not be installed)")
+    lines.append("  site-gen output by kind (benchmarks/site_weight.py):")
+    lines.append(table(result["weight"], result["papers"]))
     return "\n".join(lines)
 
 

@@ -2,10 +2,14 @@
 """Screenshots of every page kind of the demo site in headless Chromium.
 
     python3 scripts/screenshots.py [--out docs/screenshots] [--site DIR] [--pages home,paper]
+    python3 scripts/screenshots.py --site CORPUS/_site --pages subject-pager=subjects/cs.LG/page/2/ --at .pager
 
 Builds the demo project (content/) into a temporary folder unless --site names a built
 site, serves it under /site-gen/ on 127.0.0.1, and writes
-``<out>/<page>-<width>-<scheme>.png`` for widths 390 and 1280, light and dark. Uses Debian's
+``<out>/<page>-<width>-<scheme>.png`` for widths 390 and 1280, light and dark. ``--pages``
+takes page names, or ``name=url`` for a page the demo site lacks (a later page of a long list,
+on a generated corpus); ``--at SELECTOR`` starts each shot a little above that element (say,
+the pager at the foot of a list) instead of at the top. Uses Debian's
 Chromium (/usr/bin/chromium, or $SITE_GEN_CHROMIUM) through Playwright; nothing is fetched.
 """
 
@@ -63,8 +67,9 @@ def shots(pages: dict[str, str]) -> Iterator[tuple[str, str, int, str]]:
                 yield name, url, width, scheme
 
 
-def take(site: Path, out: Path, pages: dict[str, str]) -> list[Path]:
-    """Take every screenshot; returns the files written."""
+def take(site: Path, out: Path, pages: dict[str, str], at: str | None = None) -> list[Path]:
+    """Take every screenshot (from the element ``at`` selects, if given); returns the files
+    written."""
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
@@ -80,9 +85,11 @@ def take(site: Path, out: Path, pages: dict[str, str]) -> list[Path]:
             page.goto(base + url, wait_until="networkidle")
             if name == "search":
                 page.wait_for_selector("#search-results li")
-            height = min(page.evaluate("document.documentElement.scrollHeight"), MAX_HEIGHT)
+            total = page.evaluate("document.documentElement.scrollHeight")
+            top = 0 if at is None else max(0, int(page.locator(at).first.bounding_box()["y"]) - 300)
+            height = min(total - top, MAX_HEIGHT)
             path = out / f"{name}-{width}-{scheme}.png"
-            page.screenshot(path=path, clip={"x": 0, "y": 0, "width": width, "height": height},
+            page.screenshot(path=path, clip={"x": 0, "y": top, "width": width, "height": height},
                             full_page=True)
             written.append(path)
             context.close()
@@ -95,14 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots")
     parser.add_argument("--site", type=Path, help="an already built site (default: build the demo)")
-    parser.add_argument("--pages", help="comma-separated page names: " + ", ".join(PAGES))
+    parser.add_argument("--pages", help="comma-separated page names (" + ", ".join(PAGES)
+                        + ") or name=url")
+    parser.add_argument("--at", help="a CSS selector: start each shot just above it")
     args = parser.parse_args(argv)
-    pages = PAGES if not args.pages else {n: PAGES[n] for n in args.pages.split(",")}
+    pages = PAGES if not args.pages else dict(
+        entry.split("=", 1) if "=" in entry else (entry, PAGES[entry])
+        for entry in args.pages.split(","))
     if not os.access(CHROMIUM_PATH, os.X_OK):
         sys.exit(f"{CHROMIUM_PATH} not found: run scripts/install-test-deps.sh")
     with tempfile.TemporaryDirectory() as tmp:
         site = args.site or build_demo(Path(tmp) / "site")
-        for path in take(site, args.out, pages):
+        for path in take(site, args.out, pages, args.at):
             print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
     return 0
 

@@ -372,7 +372,8 @@ class Builder:
                        settle(diagnostics + found + more, curation, unused=False))
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
-        routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo)
+        routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo,
+                                   config.page_size)
         lock, problems = read_lock(content / LOCK_FILE, LOCK_SHOWN)
         now = published(catalog)
         moved, aliased = plan_redirects(catalog, lock or {}, now, {r.url for r in routes},

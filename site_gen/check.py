@@ -318,7 +318,7 @@ def _check_xml(site: _Site, rel: str) -> list[Diagnostic]:
         return [error(rel, exc.position[0], f"not well-formed XML: {exc}")]
     if root.tag == f"{ATOM}feed":
         return _check_feed(site, rel, root)
-    if root.tag == f"{SITEMAP}urlset":
+    if root.tag in (f"{SITEMAP}urlset", f"{SITEMAP}sitemapindex"):
         return _check_sitemap(site, rel, root)
     return []
 

@@ -11,7 +11,7 @@ from .yamlfile import LineDict, did_you_mean, line_of, load_yaml_file
 
 CONFIG_FILE = "site.yaml"
 _KNOWN_KEYS = {"title", "description", "site_url", "language", "theme", "recent_papers",
-               "footer", "cname", "citation_files"}
+               "page_size", "footer", "cname", "citation_files"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +24,8 @@ class Config:
     language: str = "en"
     theme: str = "default"
     recent_papers: int = 10
+    page_size: int = 100
+    """Papers on one page of a long list (authors: five times as many); the rest on more pages."""
     footer: str = ""
     cname: str | None = None
     citation_files: bool = False
@@ -83,6 +85,9 @@ def _value_problem(key: str, value: object) -> str:
     if key == "recent_papers":
         whole = isinstance(value, int) and not isinstance(value, bool)
         return "" if whole and value >= 0 else "a whole number, 0 or more"  # type: ignore[operator]
+    if key == "page_size":
+        whole = isinstance(value, int) and not isinstance(value, bool)
+        return "" if whole and value >= 1 else "a whole number, 1 or more"  # type: ignore[operator]
     if key == "citation_files":
         return "" if isinstance(value, bool) else "true or false"
     return "" if isinstance(value, str) else "text (put it in quotes)"

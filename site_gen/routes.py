@@ -14,16 +14,27 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain, groupby
 from operator import attrgetter
+from typing import TypeVar
 
 from .diagnostics import Diagnostic, error
 from .model import Author, Catalog, Paper, Subject
 from .pages import Page
 from .related import LONG_LIST, by_authors, by_subject
-from .urls import author_feed_url, author_url, output_path, paper_url, subject_feed_url, subject_url
+from .urls import (
+    author_feed_url,
+    author_url,
+    list_page_url,
+    output_path,
+    paper_url,
+    subject_feed_url,
+    subject_url,
+)
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,10 +66,13 @@ class RouteMemo:
         self.profiled: tuple[str, ...] = ()
         self.routes: dict[str, Route] = {}
         """The other routes (the lists, subjects, Markdown pages) by URL."""
+        self.page_size = 0
+        """The page size the plan split its lists by."""
 
     def remember(self, catalog: Catalog, ranks: _Ranks, papers: list[_PaperPlan],
-                 authors: list[_AuthorPlan], routes: list[Route]) -> None:
+                 authors: list[_AuthorPlan], routes: list[Route], page_size: int) -> None:
         """Hold this plan instead of the previous one."""
+        self.page_size = page_size
         self.order, self.rank = ranks.order, ranks.rank
         self.papers = {plan.paper.id: plan for plan in papers}
         self.authors = {plan.author.id: plan for plan in authors}
@@ -68,44 +82,139 @@ class RouteMemo:
 
 
 def plan_routes(
-    catalog: Catalog, pages: tuple[Page, ...], recent: int = 10, memo: RouteMemo | None = None
+    catalog: Catalog, pages: tuple[Page, ...], recent: int = 10, memo: RouteMemo | None = None,
+    page_size: int = 100,
 ) -> tuple[tuple[Route, ...], list[Diagnostic]]:
     """Every HTML page of the site, with collision checks.
 
-    ``memo`` holds the previous call's plan, which this one reuses where it still holds (see
-    ``_Changes``); the call then replaces the memo's content with its own.
+    Lists longer than ``page_size`` papers (authors: ``AUTHORS_PER_PAPER`` times as many) are
+    split into pages (``Pager``). ``memo`` holds the previous call's plan, which this one
+    reuses where it still holds (see ``_Changes``); the call then replaces the memo's content
+    with its own.
     """
     ranks = _Ranks.of(catalog)
-    changes = _Changes.of(memo or RouteMemo(), catalog, ranks)
-    index = _index_routes(catalog, ranks.by_rank, recent)
+    last = memo if memo is not None and memo.page_size == page_size else RouteMemo()
+    changes = _Changes.of(last, catalog, ranks)
+    index = _index_routes(catalog, ranks.by_rank, recent, page_size)
     papers = [_paper_plan(catalog, p, ranks, changes) for p in catalog.papers]
     profiled = {a.id: i for i, a in enumerate(catalog.profiled_authors)}
-    authors = [_author_plan(catalog, profiled, a, ranks, changes) for a in catalog.authors]
-    subjects = [_route(subject_url(s.code), "subject.html", subject=s,
-                       years=_grouped_by_year(ranks.by_rank[r] for r in ranks.subjects[s.code]),
-                       feeds=((f"{s.name}: new papers", subject_feed_url(s.code)),))
-                for s in catalog.subjects]
-    own_pages = [_route(f"{p.slug}/", "page.html", page=p, source=p.source) for p in pages]
+    authors = [_author_plan(catalog, profiled, a, ranks, changes, page_size)
+               for a in catalog.authors]
+    subjects = [route for s in catalog.subjects
+                for route in _subject_routes(s, [ranks.by_rank[r] for r in ranks.subjects[s.code]],
+                                             page_size)]
+    own_pages = [_route(f"{p.slug}/", "page.html", p.source, page=p) for p in pages]
     others = [changes.same_as_before(r) for r in chain(index, subjects, own_pages)]
     if memo is not None:
-        memo.remember(catalog, ranks, papers, authors, others)
+        memo.remember(catalog, ranks, papers, authors, others, page_size)
     routes = (others[:len(index)] + [plan.route for plan in papers]
-              + [plan.route for plan in authors] + others[len(index):])
+              + [route for plan in authors for route in plan.routes] + others[len(index):])
     return tuple(routes), _collisions(routes)
 
 
-def _index_routes(catalog: Catalog, by_rank: list[Paper], recent: int) -> list[Route]:
+AUTHORS_PER_PAPER = 5
+"""Authors on a page of the authors index per paper on a page of papers: a name weighs about
+a fifth of a paper's list item."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pager:
+    """Where a page stands in a list split into pages (partials/pager.html lays it out)."""
+
+    first: str
+    """The URL of the list's first page, which is the list's own URL."""
+    number: int
+    """This page's number, from 1."""
+    count: int
+    """How many pages the list has (at least 1)."""
+
+    def url(self, number: int) -> str:
+        """The URL of page ``number`` of this list."""
+        return list_page_url(self.first, number)
+
+    @property
+    def prev(self) -> str | None:
+        return self.url(self.number - 1) if self.number > 1 else None
+
+    @property
+    def next(self) -> str | None:
+        return self.url(self.number + 1) if self.number < self.count else None
+
+    def numbers(self, around: int = 2) -> tuple[int | None, ...]:
+        """The page numbers to link: the first, the last and ``around`` either side of this
+        one, None where a run of numbers is left out (a single left-out number is shown)."""
+        keep = sorted({1, self.count} | set(range(max(1, self.number - around),
+                                                  min(self.count, self.number + around) + 1)))
+        shown: list[int | None] = []
+        for n in keep:
+            if shown and n - (shown[-1] or 0) == 2:
+                shown.append(n - 1)
+            elif shown and n - (shown[-1] or 0) > 2:
+                shown.append(None)
+            shown.append(n)
+        return tuple(shown)
+
+
+def _paged(first: str, items: Sequence[T], size: int) -> list[tuple[Pager, Sequence[T]]]:
+    """``items`` split into pages of ``size`` (one page, perhaps empty, when they fit)."""
+    count = max(1, -(-len(items) // size))
+    return [(Pager(first, n, count), items[(n - 1) * size:n * size]) for n in range(1, count + 1)]
+
+
+def _index_routes(catalog: Catalog, by_rank: list[Paper], recent: int, size: int) -> list[Route]:
     """The home page and the lists of papers, authors and subjects, search and 404."""
+    profiled = catalog.profiled_authors
+    others = tuple(a for a in catalog.authors if not a.profiled)
+    starts = _year_starts(by_rank, size)
+    papers = [_route(pager.url(pager.number), "papers.html", pager=pager, total=len(by_rank),
+                     year_pages=starts, **lists)
+              for pager, lists in _paper_pages("papers/", by_rank, size)]
+    authors = [_route(pager.url(pager.number), "authors.html", pager=pager,
+                      profiled=tuple(a for a in page if a.profiled),
+                      others=tuple(a for a in page if not a.profiled),
+                      profiled_total=len(profiled), others_total=len(others))
+               for pager, page in _paged("authors/", profiled + others, size * AUTHORS_PER_PAPER)]
     return [
-        _route("", "index.html", profiled=catalog.profiled_authors,
+        _route("", "index.html", profiled=profiled[:size], profiled_total=len(profiled),
                recent=tuple(by_rank[:recent]), subjects=catalog.subjects),
-        _route("papers/", "papers.html", years=_grouped_by_year(by_rank)),
-        _route("authors/", "authors.html", profiled=catalog.profiled_authors,
-               others=tuple(a for a in catalog.authors if not a.profiled)),
+        *papers, *authors,
         _route("subjects/", "subjects.html", groups=_subject_groups(catalog.subjects)),
         _route("search/", "search.html"),
         _route("404.html", "404.html"),
     ]
+
+
+def _year_starts(by_rank: Sequence[Paper], size: int) -> tuple[tuple[int | None, str], ...]:
+    """Each year of the papers index with the URL of the page its first paper is on."""
+    starts: dict[int | None, str] = {}
+    for at, paper in enumerate(by_rank):
+        if paper.year not in starts:
+            starts[paper.year] = list_page_url("papers/", at // size + 1)
+    return tuple(starts.items())
+
+
+def _paper_pages(first: str, newest_first: Sequence[Paper], size: int
+                 ) -> list[tuple[Pager, dict[str, object]]]:
+    """A list of papers split into pages, each with its papers grouped by year (``years``),
+    how many papers each of those years has in the whole list (``year_totals``: a year may
+    run over pages), and whether its first year began on an earlier page (``continued``)."""
+    totals = Counter(p.year for p in newest_first)
+    pages = []
+    for pager, page in _paged(first, newest_first, size):
+        start = (pager.number - 1) * size
+        years = _grouped_by_year(page)
+        pages.append((pager, {
+            "years": years, "year_totals": {year: totals[year] for year, _ in years},
+            "continued": start > 0 and newest_first[start - 1].year == page[0].year}))
+    return pages
+
+
+def _subject_routes(subject: Subject, newest_first: list[Paper], size: int) -> list[Route]:
+    """A subject's pages of papers."""
+    return [_route(pager.url(pager.number), "subject.html", subject=subject, pager=pager,
+                   feeds=((f"{subject.name}: new papers", subject_feed_url(subject.code)),),
+                   **lists)
+            for pager, lists in _paper_pages(subject_url(subject.code), newest_first, size)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +371,7 @@ def _any_within(sorted_ranks: list[int], lo: int, hi: int) -> bool:
     return at < len(sorted_ranks) and sorted_ranks[at] <= hi
 
 
-def _route(url: str, template: str, source: str = "", **context: object) -> Route:
+def _route(url: str, template: str, source: str = "", /, **context: object) -> Route:
     return Route(url, output_path(url), template, context, source)
 
 
@@ -354,24 +463,27 @@ def _paper_route(catalog: Catalog, ranks: _Ranks, paper: Paper, related: tuple[s
 
 @dataclass(frozen=True, slots=True)
 class _AuthorPlan:
-    """An author's route, and the co-authors and subjects it counts (for the next plan)."""
+    """An author's routes (its pages of papers), and the co-authors and subjects it counts
+    (for the next plan)."""
 
     author: Author
-    route: Route
+    routes: tuple[Route, ...]
     coauthors: tuple[str, ...]
     subjects: tuple[str, ...]
 
 
 def _author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
-                 ranks: _Ranks, changes: _Changes) -> _AuthorPlan:
+                 ranks: _Ranks, changes: _Changes, size: int) -> _AuthorPlan:
     """Last plan's when the author and everything its page shows are the same objects."""
     old = changes.memo.authors.get(author.id)
     if old is None or not changes.keeps_author(author, old):
-        return _new_author_plan(catalog, profiled, author, ranks)
+        return _new_author_plan(catalog, profiled, author, ranks, size)
     if changes.order_kept and changes.profiled_kept:
         return old
-    plan = _new_author_plan(catalog, profiled, author, ranks)  # its lists may be reordered
-    return replace(plan, route=old.route) if _same_route(plan.route, old.route) else plan
+    plan = _new_author_plan(catalog, profiled, author, ranks, size)  # its lists may be reordered
+    if len(plan.routes) == len(old.routes) and all(map(_same_route, plan.routes, old.routes)):
+        return replace(plan, routes=old.routes)
+    return plan
 
 
 def _same_route(old: Route, new: Route) -> bool:
@@ -397,7 +509,7 @@ def _paper_lists(value: object) -> list[tuple[str, ...]]:
 
 
 def _new_author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
-                     ranks: _Ranks) -> _AuthorPlan:
+                     ranks: _Ranks, size: int) -> _AuthorPlan:
     """``profiled``: each profiled author's place in the site's order of them. The profiled
     co-authors are found among the co-authors, not the other way round: every author
     scanning every profiled one cost 33 million probes at 100,000 papers."""
@@ -407,18 +519,28 @@ def _new_author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Auth
     subjects = Counter(code for p in papers for code in p.subjects)
     profiled_with = tuple(map(catalog.author, sorted(
         (a for a in coauthors if a in profiled), key=profiled.__getitem__)))
-    route = _route(
-        author_url(author.id), "author.html", author=author,
-        years=_grouped_by_year(newest_first),
-        paper_count=len(papers),
-        coauthors=tuple((catalog.author(a), n) for a, n in
-                        sorted(coauthors.items(), key=lambda kv: (-kv[1], catalog.author(kv[0]).name))),
-        subject_counts=tuple((catalog.subject(c), n) for c, n in
-                             sorted(subjects.items(), key=lambda kv: (-kv[1], kv[0]))),
-        year_counts=year_counts(papers), profiled_with=profiled_with,
-        feeds=((f"{author.name}: new papers", author_feed_url(author.id)),),
-    )
-    return _AuthorPlan(author, route, tuple(coauthors), tuple(subjects))
+    whole = {"author": author, "paper_count": len(papers), "year_counts": year_counts(papers),
+             "feeds": ((f"{author.name}: new papers", author_feed_url(author.id)),)}
+    overview = {
+        "coauthors": tuple((catalog.author(a), n) for a, n in sorted(
+            coauthors.items(), key=lambda kv: (-kv[1], catalog.author(kv[0]).name))[:COAUTHORS]),
+        "coauthor_total": len(coauthors),
+        "subject_counts": tuple((catalog.subject(c), n) for c, n in
+                                sorted(subjects.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "profiled_with": profiled_with}
+    routes = tuple(_route(pager.url(pager.number), "author.html", pager=pager, **whole, **lists,
+                          **(overview if pager.number == 1 else _NO_OVERVIEW))
+                   for pager, lists in _paper_pages(author_url(author.id), newest_first, size))
+    return _AuthorPlan(author, routes, tuple(coauthors), tuple(subjects))
+
+
+COAUTHORS = 200
+"""Co-authors named on an author's page, most joint papers first: at 100,000 papers a
+prolific author has thousands, which made a 290 KB list. The page says how many more there are."""
+
+_NO_OVERVIEW: dict[str, object] = {"coauthors": (), "coauthor_total": 0, "subject_counts": (),
+                                   "profiled_with": ()}
+"""An author's later pages list papers only: co-authors and subjects are on the first."""
 
 
 def year_counts(papers: Iterable[Paper]) -> tuple[tuple[int, int], ...]:

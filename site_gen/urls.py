@@ -1,11 +1,14 @@
 """The only place that knows URL rules: page URLs, output paths and relative links.
 
 URLs here are site-relative without a leading slash ("papers/rola/", "" for the home page);
-directory URLs end in "/" and are written as ``<url>index.html``.
+directory URLs end in "/" and are written as ``<url>index.html``. A long list's later pages
+are ``papers/page/<n>/``, ``authors/page/<n>/``, ``authors/<id>/page/<n>/`` and
+``subjects/<code>/page/<n>/`` (``list_page_url``).
 
 Files beside the pages (docs/deployment.md and docs/data-exports.md list them)::
 
-    feed.xml  sitemap.xml  robots.txt  papers.json  authors.json  search.json
+    feed.xml  sitemap.xml (sitemap-<n>.xml beside it on sites of over 50,000 pages)  robots.txt
+    papers.json  authors.json  search.json
     authors/<id>/papers.bib  authors/<id>/feed.xml  subjects/<code>/feed.xml
     papers/<id>/cite.bib  papers/<id>/cite.ris  papers/<id>/cite.csl.json  (citation_files)
 """
@@ -30,6 +33,16 @@ def author_url(author_id: str) -> str:
 
 def subject_url(code: str) -> str:
     return f"subjects/{code}/"
+
+
+def list_page_url(first: str, number: int) -> str:
+    """Page ``number`` (from 1) of a list split into pages whose first page is at ``first``.
+
+    The first page keeps the list's own URL, so links published before the list grew long
+    still answer; later pages are ``<first>page/<n>/`` ("subjects/cs.LG/page/2/"). No paper,
+    author or subject folder holds a ``page/<n>/`` folder of its own, so none can collide.
+    """
+    return first if number == 1 else f"{first}page/{number}/"
 
 
 SITE_FEED = "feed.xml"
@@ -67,6 +80,11 @@ def refresh_target(content: str) -> str:
     """The URL in a ``<meta http-equiv="refresh">`` ``content`` (``0; url=../x/``), or ""."""
     found = _REFRESH.match(content)
     return found.group(1).strip("'\" ") if found else ""
+
+
+def sitemap_part_url(number: int) -> str:
+    """Part ``number`` (from 1) of a sitemap too long for one file (``SITEMAP`` then indexes them)."""
+    return f"sitemap-{number}.xml"
 
 
 def check_url(url: str) -> str:

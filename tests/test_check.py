@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-
 from conftest import abstract, build, listing_dump
+
+from site_gen import sitemap
 from site_gen.check import check
 from site_gen.cli import main
 
@@ -124,3 +126,26 @@ def test_a_site_at_the_domain_root_is_clean(make_project) -> None:
         "Ann Lee", [(2024, "A Paper At The Root", abstract("roots"), ["cs.LG"])])})
     assert build(project, strict=True).ok
     assert problems(project / "_site", "https://example.org/") == []
+
+
+def test_a_sitemap_past_its_limit_is_split_and_indexed(make_project, monkeypatch) -> None:
+    """sitemaps.org allows 50,000 URLs a file: more pages go into sitemap-<n>.xml files that
+    sitemap.xml indexes, and check follows the index."""
+    monkeypatch.setattr(sitemap, "SITEMAP_LIMIT", 4)
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", [
+        (2020 + i, f"Paper Number {i} On Systems", abstract(f"topic {i}"), ["cs.LG"])
+        for i in range(4)])})
+    assert build(project).ok
+    site = project / "_site"
+    pages = sorted(p.relative_to(site).as_posix().removesuffix("index.html")
+                   for p in site.rglob("*.html") if p.name != "404.html")
+    index = ET.parse(site / "sitemap.xml").getroot()
+    ns = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+    assert index.tag == f"{ns}sitemapindex"
+    url = "https://example.org/"  # make_project's site_url
+    parts = [loc.text.removeprefix(url) for loc in index.iter(f"{ns}loc")]
+    assert parts == [f"sitemap-{n}.xml" for n in range(1, -(-len(pages) // 4) + 1)]
+    listed = [loc.text.removeprefix(url) for part in parts
+              for loc in ET.parse(site / part).getroot().iter(f"{ns}loc")]
+    assert sorted(listed) == pages and len(listed) > 8
+    assert problems(site, url) == []

@@ -42,6 +42,10 @@ STEPS: list[Step] = [
     ("write citation files", lambda p: write(p, "content/site.yaml",
                                              "title: Test site\nsite_url: https://example.org/\n"
                                              "citation_files: true\n")),
+    ("split the lists into pages of two", lambda p: write(p, "content/site.yaml", "page_size: 2\n")),
+    ("add a paper to a paged list", lambda p: write(p, "content/dumps/a.txt", listing_dump(
+        "Ann Lee", ANN + [(2025, "Speculative Rollouts at Scale", abstract("speculation"), ["cs.LG"]),
+                          (2021, "Older Rollouts", abstract("rollouts"), ["cs.LG", "cs.DC"])]))),
     ("edit an abstract", lambda p: edit(p, "content/dumps/a.txt", "We present a scheduler for caches",
                                         "We present a new scheduler for caches")),
     ("edit a title", lambda p: edit(p, "content/dumps/a.txt", "Elastic Caches", "Elastic KV Caches")),
@@ -81,7 +85,8 @@ STEPS: list[Step] = [
     ("shadow a theme static file", lambda p: write(p, "static/site.css", "body { color: red }\n")),
     ("remove the overrides", lambda p: [shutil.rmtree(p / d) for d in ("templates", "static")]),
     ("change the config", lambda p: write(p, "content/site.yaml",
-                                          "title: Renamed\nsite_url: https://example.org/x/\n")),
+                                          "title: Renamed\nsite_url: https://example.org/x/\n"
+                                          "page_size: 1\n")),
     ("delete a dump", lambda p: (p / "content/dumps/b.txt").unlink()),
     ("delete a page", lambda p: (p / "content/pages/notes.md").unlink()),
     ("rename a dump", lambda p: (p / "content/dumps/a.txt").rename(p / "content/dumps/c.txt")),

@@ -82,10 +82,18 @@ def test_lists_kept_whole_rebuild_to_the_clean_bytes(ops: list[tuple]) -> None:
         render.LIST_MEMO = kept
 
 
-def rebuild_and_compare(ops: list[tuple]) -> None:
+@SETTINGS
+@given(SEQUENCES)
+def test_lists_split_into_pages_rebuild_to_the_clean_bytes(ops: list[tuple]) -> None:
+    """The same, with every list split into pages of two papers (``page_size``): a paper
+    added, moved or gone shifts the papers of the later pages."""
+    rebuild_and_compare(ops, "page_size: 2\n")
+
+
+def rebuild_and_compare(ops: list[tuple], settings: str = "") -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project = write_files(Path(tmp) / "p", {
-            "content/site.yaml": "title: Property\nsite_url: https://example.org/x/\n",
+            "content/site.yaml": "title: Property\nsite_url: https://example.org/x/\n" + settings,
             "content/dumps/0.txt": listing_dump("Ann Lee", POOL[:2])})
         builder = Builder(project, keep_spare=True)
         assert builder.build().ok

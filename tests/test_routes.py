@@ -22,7 +22,7 @@ from site_gen.curation import AuthorEdit, Curation
 from site_gen.model import Catalog, Dump, Paper, Record, SourceRef
 from site_gen.pages import Page
 from site_gen.related import RELATED_LIMIT, by_authors
-from site_gen.routes import RouteMemo, _paper_lists, plan_routes
+from site_gen.routes import COAUTHORS, RouteMemo, _paper_lists, plan_routes
 
 
 def reference(own: int, groups: list[tuple[int, ...]]) -> list[int]:
@@ -126,19 +126,24 @@ def apply_edit(specs: list[dict], names: dict[str, tuple[str | None, str | None]
 
 @settings(max_examples=3000 if LONG else 200, deadline=None)
 @given(st.lists(record_spec(), max_size=20 if LONG else 12),
-       st.lists(edit, min_size=1, max_size=12 if LONG else 8))
-def test_memoized_plans_equal_fresh_plans(start: list[dict], ops: list[tuple]) -> None:
+       st.lists(edit, min_size=1, max_size=12 if LONG else 8),
+       st.lists(st.sampled_from([1, 2, 3, 100]), min_size=1, max_size=3))
+def test_memoized_plans_equal_fresh_plans(start: list[dict], ops: list[tuple],
+                                          sizes: list[int]) -> None:
+    """Also with lists split into pages (``page_size``), and its value changed between plans."""
     specs, names = list(start), {}
     memo = RouteMemo()
     previous = catalog = catalog_of(specs, names)
-    assert strict(plan_routes(catalog, PAGES, 3, memo)) == strict(plan_routes(catalog, PAGES, 3))
-    for op in ops:
+    assert strict(plan_routes(catalog, PAGES, 3, memo, sizes[0])) == \
+        strict(plan_routes(catalog, PAGES, 3, None, sizes[0]))
+    for n, op in enumerate(ops):
+        size = sizes[n % len(sizes)]
         apply_edit(specs, names, op)
         catalog = catalog_of(specs, names)
         if op[0] != "no-interning":
             catalog, _ = intern_catalog(catalog, previous)
-        assert strict(plan_routes(catalog, PAGES, 3, memo)) == \
-            strict(plan_routes(catalog, PAGES, 3)), op
+        assert strict(plan_routes(catalog, PAGES, 3, memo, size)) == \
+            strict(plan_routes(catalog, PAGES, 3, None, size)), op
         previous = catalog
 
 
@@ -201,6 +206,27 @@ def test_a_co_author_page_lists_profiles_in_site_order_not_paper_order() -> None
               and r.context["author"].name == "Ed Roy")
     assert [a.name for a in ed.context["profiled_with"]] == \
         [a.name for a in catalog.profiled_authors] == ["Ann Lee", "Bo Wu", "Cy Ono"]
+
+
+def test_an_author_page_names_the_co_authors_with_most_joint_papers_and_counts_the_rest() -> None:
+    many = COAUTHORS + 50
+    specs = [{"owner": "Ann Lee", "title": f"Paper number {i}", "year": 2020 - i % 3,
+              "authors": ["Ann Lee", f"Coauthor Number{i:03d}"] + (["Bo Wu"] if i < 3 else []),
+              "subjects": ["cs.LG"], "abstract": i} for i in range(many)]
+    catalog = catalog_of(specs, {})
+    routes, _ = plan_routes(catalog, (), page_size=100)
+    pages = [r for r in routes if r.template == "author.html"
+             and r.context["author"].name == "Ann Lee"]
+    assert [r.url for r in pages] == ["authors/ann-lee/", "authors/ann-lee/page/2/",
+                                      "authors/ann-lee/page/3/"]
+    first = pages[0].context
+    assert first["coauthor_total"] == many + 1 and len(first["coauthors"]) == COAUTHORS
+    assert [(a.name, n) for a, n in first["coauthors"][:2]] == [("Bo Wu", 3),
+                                                                 ("Coauthor Number000", 1)]
+    assert all(r.context["coauthors"] == () and r.context["paper_count"] == many
+               for r in pages[1:])
+    assert sum(len(papers) for r in pages for _, papers in r.context["years"]) == many
+    assert pages[1].context["continued"] or pages[2].context["continued"]
 
 
 def test_only_a_builder_that_rebuilds_keeps_the_plan(make_project) -> None:

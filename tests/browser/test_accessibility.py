@@ -59,8 +59,10 @@ def test_toggled_scheme_and_focus(chromium, demo_base, assert_accessible, scheme
 def test_corpus_sample(chromium, corpus_site, corpus_base, assert_accessible, scheme) -> None:
     authors = sorted(p.parent.name for p in corpus_site.glob("authors/*/index.html"))
     papers = sorted(p.parent.name for p in corpus_site.glob("papers/*/index.html"))
+    paged = sorted(p.parent.parent.parent.name for p in corpus_site.glob("authors/*/page/2/index.html"))
     sample = ["", "subjects/", "search/?q=memory", f"authors/{authors[0]}/",
-              f"papers/{papers[len(papers) // 2]}/", "subjects/cs.LG/"]
+              f"papers/{papers[len(papers) // 2]}/", "subjects/cs.LG/", "subjects/cs.LG/page/2/",
+              "papers/page/2/", f"authors/{paged[0]}/page/2/"]
     context = chromium.new_context(color_scheme=scheme)
     page = context.new_page()
     for url in sample:

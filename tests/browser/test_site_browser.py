@@ -3,6 +3,7 @@ and wide screens, in both colour schemes, with and without JavaScript, and in pr
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -44,10 +45,39 @@ def test_every_demo_page_loads_cleanly_under_a_sub_path(page, demo_site, demo_ba
 
 def test_corpus_pages_load_cleanly(page, corpus_site, corpus_base, visit, site_pages) -> None:
     urls = site_pages(corpus_site)
-    sample = [u for u in urls if u.count("/") <= 1] + urls[::97]
+    sample = [u for u in urls if u.count("/") <= 1] + urls[::97] + [
+        u for u in urls if u.endswith(("/page/2/", "/page/3/"))]
     for url in sample:
         visit(corpus_base + url, wait_until="load")
     assert_clean(page, corpus_base)
+
+
+def test_a_paged_list_is_walked_with_the_keyboard(page, corpus_base, visit) -> None:
+    """Pages of a long list: a named navigation, the current page marked for screen readers,
+    rel=prev/next in the head and on the links, Next and page numbers reached by keyboard."""
+    visit(corpus_base + "subjects/cs.LG/")
+    pager = page.get_by_role("navigation", name="cs.LG papers, pages")
+    assert pager.locator("[aria-current=page]").text_content() == "Page 1"
+    assert page.locator("head link[rel=prev]").count() == 0
+    pager.get_by_role("link", name="Next page").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(corpus_base + "subjects/cs.LG/page/2/")
+    assert pager.locator("[aria-current=page]").text_content() == "Page 2"
+    prev = page.evaluate("document.querySelector('head link[rel=prev]').href")
+    assert prev == corpus_base + "subjects/cs.LG/"
+    assert page.evaluate("document.querySelector('head link[rel=next]').href") == \
+        corpus_base + "subjects/cs.LG/page/3/"
+    assert page.locator(".year-group").count() >= 1
+    assert page.locator(".paper-item").count() == 100
+    pager.get_by_role("link", name="Page 1", exact=True).focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(corpus_base + "subjects/cs.LG/")
+    last = pager.get_by_role("link", name=re.compile(r"^Page \d+$")).last
+    last.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/subjects/cs.LG/page/*/")
+    assert page.locator("head link[rel=next]").count() == 0
+    assert pager.locator("[aria-current=page]").text_content() == last.text_content()
 
 
 def test_404_page_links_work_at_any_depth(page, demo_base, visit) -> None:

@@ -1,0 +1,118 @@
+"""Lean output on a generated 2,000-paper corpus (benchmarks/gen_corpus.py): no page grows with
+the catalog, and adding one paper writes only the files that show it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import read_tree
+
+from site_gen.build import Builder, BuildResult
+from site_gen.routes import plan_routes
+from site_gen.urls import output_path
+
+REPO = Path(__file__).resolve().parent.parent
+PAGE_LIMIT = 256 * 1024
+NEW_ID = "speculative-rollouts-for-token-routing-at-scale"
+NEW_PAPER = ("arXiv2025\n\nSpeculative Rollouts for Token Routing at Scale\n\n"
+             "We present a rollout scheduler that speculates on token routing. It is fast.\n\n"
+             "cs.DC↗\n\n")
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The content of a generated 2,000-paper site, split into pages of 50 papers."""
+    project = tmp_path_factory.mktemp("lean") / "corpus"
+    subprocess.run([sys.executable, str(REPO / "benchmarks" / "gen_corpus.py"), "2000",
+                    "--seed", "7", "--out", str(project), "--no-hugo"], check=True,
+                   capture_output=True)
+    with open(project / "content" / "site.yaml", "a", encoding="utf-8") as config:
+        config.write("page_size: 50\n")
+    return project
+
+
+@pytest.fixture
+def project(corpus: Path, tmp_path: Path) -> Path:
+    """A copy of the corpus's content to build (and edit)."""
+    shutil.copytree(corpus / "content", tmp_path / "content")
+    return tmp_path
+
+
+def test_no_html_page_is_over_256_kb_and_every_list_page_is_linked(project: Path) -> None:
+    assert Builder(project).build().ok
+    site = project / "_site"
+    sizes = {str(p.relative_to(site)): p.stat().st_size for p in site.rglob("*.html")}
+    assert max(sizes.values()) <= PAGE_LIMIT, max(sizes.items(), key=lambda kv: kv[1])
+    later = sorted(name for name in sizes if "/page/" in name)
+    assert {name.split("/page/")[0] for name in later} >= {"papers", "authors", "subjects/cs.LG"}
+    assert any(name.startswith("authors/") and name.count("/") > 3 for name in later)
+    sitemap = (site / "sitemap.xml").read_text(encoding="utf-8")
+    for name in later:
+        url = name.removesuffix("index.html")
+        assert f"<loc>https://example.org/{url}</loc>" in sitemap, url
+        number = int(url.rstrip("/").rsplit("/", 1)[1])
+        html = (site / name).read_text(encoding="utf-8")
+        assert 'rel="prev"' in html and f'aria-current="page"><span class="visually-hidden">' \
+            f'Page </span>{number}</a>' in html, name
+
+
+def test_adding_one_paper_writes_only_the_files_that_show_it(project: Path) -> None:
+    """Decision 6 of issue 19: the new paper's own files, every page of the lists it enters
+    (its authors', its subjects', the papers index: a paper entering shifts the later pages),
+    the indexes' pages that count its authors and subjects, the files that name it (feeds it
+    enters, exports, BibTeX, the pages whose related papers it joins), the sitemap and the
+    search files; nothing else. The footer and the like no longer count the papers.
+
+    The paper goes first in its dump, as a new paper does in a profile export: the pages of
+    the papers below it then change too, since a paper's page names the dump lines it was
+    merged from, and those moved. So do the pages of papers whose related papers changed
+    (``related_changed``): a new neighbour in date order may push another out of the list
+    without being shown itself."""
+    builder = Builder(project, keep_spare=True)
+    first = builder.build()
+    assert first.ok
+    dump = project / "content" / "dumps" / "000_064a9167.txt"
+    text = dump.read_text(encoding="utf-8")
+    owner = text.split("\n\n")[1]
+    marker = "Linked to original sources\n\n"
+    dump.write_text(text.replace(marker, marker + NEW_PAPER, 1), encoding="utf-8")
+    result = builder.build()
+    assert result.ok, [str(d) for d in result.diagnostics]
+    written = set(result.written.changed)
+    after = read_tree(project / "_site")
+    (author_id,) = [a.id for a in result.catalog.authors if a.name == owner]
+    author = f"authors/{author_id}/"
+    lists = ("papers/", author, "subjects/cs.DC/")
+    entered = {name for name in after if any(
+        name == output_path(first) or name.startswith(first + "page/") for first in lists)}
+    naming = {name for name, data in after.items() if NEW_ID.encode() in data}
+    counting = {name for name, data in after.items()
+                if re.fullmatch(r"authors/(page/\d+/)?index\.html", name)
+                and f'{author}"'.encode() in data}
+    below = {output_path(f"papers/{p.id}/") for p in result.catalog.papers if p.id != NEW_ID
+             and any(ref.path.endswith(dump.name) for ref in p.sources)}
+    expected = (entered | naming | counting | below | related_changed(first, result)
+                | {"index.html", "subjects/index.html", "sitemap.xml"})
+    search = {name for name in written if name.startswith("search/")}
+    assert search and search <= {name for name in after if name.startswith("search/")}
+    assert written - search == expected - search
+    assert {"feed.xml", "404.html", "search/index.html"}.isdisjoint(written)
+    assert len(written - search) < len(after) // 20
+
+
+def related_changed(before: BuildResult, after: BuildResult) -> set[str]:
+    """The pages of papers whose lists of related papers differ between the two builds."""
+    def related(result: BuildResult) -> dict[str, tuple[tuple[str, ...], ...]]:
+        routes, _ = plan_routes(result.catalog, ())
+        return {r.output: tuple(tuple(p.id for p in r.context[key])
+                                for key in ("related_by_authors", "related_by_subject"))
+                for r in routes if r.template == "paper.html"}
+    old, new = related(before), related(after)
+    return {name for name, lists in new.items() if name in old and old[name] != lists}
