@@ -858,7 +858,8 @@ def _unrecorded_warning(urls: list[str]) -> Diagnostic:
     own record is thrown away, so those URLs would not answer after a rename."""
     listed = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
     return warning(LOCK_SHOWN, 0, f"does not record {listed}: run 'site-gen build' and commit "
-                                  f"{LOCK_SHOWN}, so that they keep answering after a rename")
+                                  f"{LOCK_SHOWN}, so that they keep answering after a rename",
+                   "urls-lock")
 
 
 def _no_content(project: Path) -> Diagnostic:

@@ -450,7 +450,8 @@ def _by_source(edit: PaperEdit, drafts: list[Paper], path: str
     if len(elsewhere) == 1:
         now = ", ".join(map(str, drafts[elsewhere[0]].sources))
         return elsewhere, [warning(path, edit.line, f"{where}: the paper with {key}: {value!r} "
-                                   f"is now at {now}; applied there, update the entry's source")]
+                                   f"is now at {now}; applied there, update the entry's source",
+                                   "curation-moved")]
     if here:
         return [], [error(path, edit.line, f"{where} now matches {drafts[here[0]].title[:60]!r}, "
                           f"not the paper it was written for ({key}: {value!r}); "
@@ -493,8 +494,14 @@ def _missing_years(papers: list[Paper]) -> list[Diagnostic]:
     """Warn about papers that no record or curation entry dates: they sort last and feeds guess."""
     return [warning(p.sources[0].path, p.sources[0].line,
                     f"no year for {excerpt(p.title)}: no record states one; to set it, "
-                    f"{paste_entry(robust_match(p), 'year: YYYY')}", "no-year")
+                    f"{paste_entry(_anchored(p), 'year: YYYY')}", "no-year")
             for p in papers if p.year is None]
+
+
+def _anchored(paper: Paper) -> str:
+    """A ``match`` by the paper's first record, anchored by its title or abstract start: unique
+    even where two papers' abstracts open alike, and never applied to another paper later."""
+    return f'{{source: "{paper.sources[0]}", ' + robust_match(paper)[1:]
 
 
 def paste_entry(match: str, setting: str) -> str:

@@ -102,7 +102,7 @@ def plan_redirects(catalog: Catalog, lock: Lock, now: Lock, taken: Collection[st
     for url, target in _aliases(catalog):
         if url in taken:
             diagnostics.append(warning(shown, 0, f"alias {url!r} of {target[0]!r} is the URL of "
-                                                 "another page; no redirect made"))
+                                                 "another page; no redirect made", "alias-taken"))
         else:
             moves[url] = target
     return [redirect_route(url, *moves[url]) for url in sorted(moves)], diagnostics

@@ -348,5 +348,5 @@ def test_the_missing_year_warning_suggests_an_entry_that_survives_a_new_export()
     _, diagnostics = catalog_of(record("a.txt", 3, "Ann Lee", LONG, TITLE),
                                 record("b.txt", 3, "Bo Wu", abstract("untitled")))
     messages = sorted(d.message for d in diagnostics if "no year" in d.message)
-    assert messages[0].endswith(f"""- {{match: {{title: "{TITLE}"}}, year: YYYY}}""")
-    assert messages[1].endswith("""- {match: {abstract: "We study untitled in large language model systems. Existing approaches to untitled"}, year: YYYY}""")
+    assert messages[0].endswith(f"""- {{match: {{source: "a.txt:3", title: "{TITLE}"}}, year: YYYY}}""")
+    assert messages[1].endswith("""- {match: {source: "b.txt:3", abstract: "We study untitled in large language model systems. Existing approaches to untitled"}, year: YYYY}""")

@@ -136,7 +136,7 @@ def test_strict_fails_on_urls_the_committed_lock_lacks_and_never_writes_it(make_
     assert not result.ok and (project / "content" / LOCK_FILE).read_bytes() == lock
     assert [str(d) for d in result.diagnostics] == [
         (f"content/urls.lock: warning: does not record {NEW}: run 'site-gen build' and commit "
-        "content/urls.lock, so that they keep answering after a rename")]
+        "content/urls.lock, so that they keep answering after a rename [urls-lock]")]
     assert build(project).ok and build(project, strict=True).ok
 
 

@@ -116,7 +116,12 @@ DUPLICATES = CASES["suspected-duplicate"][0]
 
 def _dated(*places: str) -> str:
     """The coauthor dump's records carry no year: curation dates them."""
-    return "papers:\n" + "".join(f'  - {{match: {{source: "{p}"}}, year: 2024}}\n' for p in places)
+    return "papers:\n" + "".join(f'  - {{match: {{source: "{p}", abstract: "{_OPENING}"}}, year: 2024}}\n'
+                                  for p in places)
+
+
+_OPENING = "Reinforcement learning post-training"
+"""How both suspected duplicates' abstracts open: the anchor of a match by place."""
 
 
 def _duplicate_places(project, capsys) -> tuple[str, str]:
@@ -134,6 +139,8 @@ def test_distinct_settles_a_suspected_duplicate(make_project, capsys) -> None:
     first, second = _duplicate_places(project, capsys)
     (project / "content/curation.yaml").write_text(
         f'distinct:\n  - ["{first}", "{second}"]\n' + _dated(first, second))
+    # dated, the two papers' URLs change: a plain build records them in urls.lock first
+    assert main(["build", "--quiet", "--project", str(project)]) == 0
     assert main(["build", "--strict", "--project", str(project)]) == 0, capsys.readouterr().err
     papers = (project / "_site/papers.json").read_text()
     assert papers.count('"path":"content/dumps/b.txt"') == 2  # still two papers
@@ -157,7 +164,8 @@ def test_hiding_one_of_two_suspected_duplicates_settles_the_warning(make_project
     project = make_project(DUPLICATES)
     first, second = _duplicate_places(project, capsys)
     (project / "content/curation.yaml").write_text(
-        _dated(first) + f'  - match: {{source: "{second}"}}\n    hide: true\n')
+        _dated(first) + f'  - match: {{source: "{second}", abstract: "{_OPENING}"}}\n'
+                        '    hide: true\n')
     assert main(["build", "--strict", "--project", str(project)]) == 0, capsys.readouterr().err
 
 
@@ -185,4 +193,4 @@ def test_an_ambiguous_match_names_the_papers_and_how_to_pick_one(make_project, c
     assert ("matches 2 papers: 'Scheduling Rollouts For Reinforcement Learning Post-Training…' "
             f"({DUMP}:9); 'Scheduling Rollouts For Reinforcement Learning Post-Training…' "
             f"({DUMP}:") in err
-    assert 'match one by its record instead: match: {source: "FILE:LINE"} [curation-match]' in err
+    assert 'match one by its record instead: match: {source: "FILE:LINE", title: "..."} [curation-match]' in err

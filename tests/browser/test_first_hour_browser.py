@@ -68,8 +68,8 @@ def test_from_nothing_to_a_strict_checked_site(tmp_path: Path, page) -> None:
     assert strict.returncode == 1
     assert strict.stderr.rstrip().endswith("(--strict makes warnings errors); _site was left as "
                                            "it was")
-    years = re.findall(r"add under papers: in curation\.yaml: (- \{match: \{source: \"[^\"]+\"\}, "
-                       r"year: YYYY\})", strict.stderr)
+    years = re.findall(r"add under papers: in curation\.yaml: (- \{match: \{source: \"[^\"]+\", "
+                       r"(?:title|abstract): \"(?:[^\"\\]|\\.)*\"\}, year: YYYY\})", strict.stderr)
     assert years, strict.stderr
     curation = project / "content/curation.yaml"
     text = curation.read_text().replace("papers: []\n", "papers:\n" + "".join(
