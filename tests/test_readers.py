@@ -261,3 +261,13 @@ def test_a_misplaced_header_line_says_what_was_expected(header_line: str, fragme
     assert dump is None
     assert str(errors(diagnostics)[0]).startswith("content/dumps/bad.txt:7: ")
     assert fragment in errors(diagnostics)[0].message
+
+
+def test_a_one_entry_coauthor_dump_whose_short_abstract_has_a_comma() -> None:
+    """The line after the first author list is an abstract's, even where it splits like names."""
+    data = "Ann Lee\n\nBo Wu, Ann Lee et al.\n\nShort, {with} 100% hostility <b>bold</b>.\n"
+    dump, diagnostics = read_dump("b.txt", data.encode())
+    assert diagnostics == [] and dump is not None and dump.format == "coauthor"
+    [record] = dump.records
+    assert record.authors == ("Bo Wu", "Ann Lee") and record.et_al
+    assert record.abstract == "Short, {with} 100% hostility <b>bold</b>."

@@ -26,10 +26,9 @@ FORMAT = "coauthor"
 
 
 def sniff(lines: Sequence[Line]) -> bool:
-    """True for: an owner's line, then an author list, then a line that is not one."""
-    if len(lines) < 3 or not is_name(lines[0].text):
-        return False
-    return split_author_list(lines[1].text) is not None and split_author_list(lines[2].text) is None
+    """True for: an owner's line, then an author list, then more. The third line is the first
+    abstract's, whatever it holds: a short abstract with a comma splits like a list of names."""
+    return len(lines) >= 3 and is_name(lines[0].text) and split_author_list(lines[1].text) is not None
 
 
 @dataclass
