@@ -34,9 +34,9 @@ SEARCH_VERSION = 3
 """Format version of the index files (``meta.json`` and the files it names)."""
 LISTING_VERSION = 2
 """Format version of ``search.json``."""
-SHARD_BYTES = 12_000
+SHARD_BYTES = 8_000
 """Term shards are cut at about this many bytes: small enough that a query loads little."""
-PAPER_GROUP, AUTHOR_GROUP = 4, 64
+PAPER_GROUP, AUTHOR_GROUP = 4, 16
 """Result fragments per file, for papers and for authors (whose fragments are small): about
 a quarter as many files as papers, yet a result list of ten downloads little besides the
 fragments it shows."""

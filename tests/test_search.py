@@ -94,7 +94,7 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
     _, read = small_index
     meta = read("meta.json")
     assert meta["version"] == 3 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
-    assert meta["groups"] == [4, 64]
+    assert meta["groups"] == [4, 16]
     assert meta["years"] == [[2024, 0, 1], [2023, 1, 1], [None, 2, 1]]
     assert meta["subjects"] == [["cs.DC", "Distributed, Parallel, and Cluster Computing", 2],
                                 ["cs.LG", "Machine Learning", 2]]
