@@ -341,9 +341,10 @@ def measure_cold(browser: object, base: str, root: Path, engine: Engine, queries
         engine.ready_ms.append((time.perf_counter() - started) * 1000)
         page.wait_for_load_state("networkidle")  # a reader looks at the page before typing
         engine.cold_ms.append(page.evaluate(TYPE_AND_WAIT, [query, RENDERED[engine.name]]))
+        before = list(loaded)  # not what the page fetches once the results are on screen
         engine.counts[query] = len(page.locator("#search-results > li, #results > li").all())
         total = zipped = 0
-        for url, request in loaded:
+        for url, request in before:
             size = request.sizes()["responseBodySize"]  # type: ignore[attr-defined]
             total += size
             path = root / unquote(urlsplit(url).path).lstrip("/")
