@@ -475,8 +475,8 @@
         return {matches: matches, ids: ids, full: qwords.length ? ids.full : ids.length};
       });
     }
-    // Typos are looked for only when less than a page matches every word as typed: the
-    // vocabularies they need are fetched then, if not yet (prefetchVocabularies).
+    // Typos are looked for only when less than a page matches every word as typed: only
+    // then are the vocabularies they need fetched.
     var typos = qwords.filter(function (w) {
       return w.length >= 5 && meta.letters.indexOf(letterKey(w)) >= 0;
     });
@@ -492,26 +492,12 @@
           return {prefix: qwords[i], terms: matched};
         });
         return fetchFragments(found.ids.slice(0, PAGE)).then(function () {
-          if (mine !== sequence) return;
-          show(wanted, qwords, found.ids, marks, found.full);
-          prefetchVocabularies(qwords);
+          if (mine === sequence) show(wanted, qwords, found.ids, marks, found.full);
         });
       })
       .catch(function (error) {
         if (mine === sequence) fail(error);
       });
-  }
-  // Once results are on screen, the vocabularies that typo matching would need for the
-  // words being typed (4+ letters) are fetched when the browser is idle: the next keystrokes
-  // may need them, and the first results never wait for them.
-  function prefetchVocabularies(qwords) {
-    var later = window.requestIdleCallback || function (f) { return window.setTimeout(f, 50); };
-    later(function () {
-      qwords.forEach(function (w) {
-        var key = letterKey(w);
-        if (w.length >= 4 && meta.letters.indexOf(key) >= 0) load("v/" + key + ".json").catch(function () {});
-      });
-    });
   }
   // Fragments come in files of meta.groups[0] papers or meta.groups[1] authors.
   function fetchFragments(ids) {
