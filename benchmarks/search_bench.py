@@ -3,6 +3,7 @@
 
     python3 benchmarks/search_bench.py [--papers 10000] [--seed 1] [--queries 50]
                                        [--work benchmarks/out] [--peers pagefind,lunr]
+                                       [--baseline SITE] [--rounds 1]
 
 1. generates the corpus (benchmarks/gen_corpus.py) and builds it with site-gen;
 2. installs the peers from npm into WORK/node (``pagefind`` ships its indexer binary inside
@@ -17,6 +18,11 @@
      the bytes downloaded from navigation to that moment, and the time from the input event;
    * warm: on one open page, types every query letter by letter, timing each keystroke from
      the input event to the rendered results of that prefix.
+
+``--baseline SITE`` measures a site built from the same corpus by other code (another commit's
+site-gen) beside this one, as the engine "baseline"; ``--rounds N`` measures every engine N
+times, in turn (baseline, site-gen, peers, baseline, ...), so that a load spike on the shared
+machine weighs on all of them, and pools the N runs.
 
 Prints one table and writes WORK/results.json. Bytes are response bodies as served here
 (no HTTP compression); the "gzip" column is what the same files weigh gzipped (as GitHub
@@ -291,9 +297,11 @@ def make_queries(docs: list[dict[str, object]], count: int, seed: int) -> list[s
 # ---- measuring ------------------------------------------------------------------------------
 
 READY = {"site-gen": "document.querySelector('.search-form').dataset.state === 'done'",
+         "baseline": "document.querySelector('.search-form').dataset.state === 'done'",
          "pagefind": "document.body.dataset.ready === '1'",
          "lunr": "document.body.dataset.ready === '1'"}
 RENDERED = {"site-gen": "document.querySelector('.search-form').dataset.renderedQuery",
+            "baseline": "document.querySelector('.search-form').dataset.renderedQuery",
             "pagefind": "document.body.dataset.rendered",
             "lunr": "document.body.dataset.rendered"}
 
@@ -333,9 +341,10 @@ def measure_cold(browser: object, base: str, root: Path, engine: Engine, queries
         engine.ready_ms.append((time.perf_counter() - started) * 1000)
         page.wait_for_load_state("networkidle")  # a reader looks at the page before typing
         engine.cold_ms.append(page.evaluate(TYPE_AND_WAIT, [query, RENDERED[engine.name]]))
+        before = list(loaded)  # not what the page fetches once the results are on screen
         engine.counts[query] = len(page.locator("#search-results > li, #results > li").all())
         total = zipped = 0
-        for url, request in loaded:
+        for url, request in before:
             size = request.sizes()["responseBodySize"]  # type: ignore[attr-defined]
             total += size
             path = root / unquote(urlsplit(url).path).lstrip("/")
@@ -399,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--work", type=Path, default=HERE / "out")
     parser.add_argument("--peers", default="pagefind,lunr")
+    parser.add_argument("--baseline", type=Path, help="a site built from the same corpus by other code")
+    parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args(argv)
     peers = [p for p in args.peers.split(",") if p]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -407,15 +418,33 @@ def main(argv: list[str] | None = None) -> int:
     docs = peer_documents(catalog)
     root = prepare_serve_root(args.work, site, docs, modules, peers)
     queries = make_queries(docs, args.queries, args.seed)
-    engines = [Engine("site-gen", "site/search/")]
-    engines += [Engine(p, f"{p}.html") for p in peers]
-    measure(root, args.work, engines, queries)
+    if args.baseline:
+        link = root / "baseline"
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(args.baseline.resolve())
+    rounds = [[Engine("baseline", "baseline/search/")] if args.baseline else []
+              for _ in range(args.rounds)]
+    for engines in rounds:
+        engines += [Engine("site-gen", "site/search/")] + [Engine(p, f"{p}.html") for p in peers]
+    measure(root, args.work, [e for engines in rounds for e in engines], queries)
+    engines = [pooled(runs) for runs in zip(*rounds, strict=True)]
     table = report(engines, args.papers, len(queries))
     print(table)
     results = {"papers": args.papers, "seed": args.seed, "queries": queries,
                "engines": [vars(e) for e in engines], "table": table}
     (args.work / "results.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 0
+
+
+def pooled(runs: tuple[Engine, ...]) -> Engine:
+    """One engine's measurements over several rounds."""
+    out = Engine(runs[0].name, runs[0].url)
+    for run in runs:
+        for name in ("cold_ms", "cold_bytes", "cold_gzip", "ready_ms", "key_ms"):
+            getattr(out, name).extend(getattr(run, name))
+        out.counts.update(run.counts)
+    return out
 
 
 def measure(root: Path, work: Path, engines: list[Engine], queries: list[str]) -> None:

@@ -29,6 +29,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 import jinja2
+import rjsmin
 
 from .cache import FileCache, Lookup, RenderMemory, intern_catalog
 from .catalog import CatalogMemo, build_catalog
@@ -160,7 +161,8 @@ def static_files(theme: Theme) -> dict[str, Path]:
 
 def read_static(theme: Theme) -> dict[str, bytes]:
     """Static files' bytes by relative name."""
-    return {name: path.read_bytes() for name, path in static_files(theme).items()}
+    return {name: _static_bytes(name, path.read_bytes())
+            for name, path in static_files(theme).items()}
 
 
 DUMP_SUFFIX = ".txt"
@@ -200,8 +202,10 @@ def _parse_dump(shown: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]
     return read_dump(shown, data)
 
 
-def _keep_bytes(shown: str, data: bytes) -> bytes:
-    return data
+def _static_bytes(shown: str, data: bytes) -> bytes:
+    """A static file as the site serves it: JavaScript minified (rjsmin keeps ``/*! */``
+    comments, such as licences), so a first visit downloads less; everything else as it is."""
+    return rjsmin.jsmin(data, keep_bang_comments=True) if shown.endswith(".js") else data
 
 
 class Builder:
@@ -233,7 +237,7 @@ class Builder:
         """Start with no caches (and after an unexpected error: the next build starts afresh)."""
         self.tree = OutputTree(self.output, keep_spare=self.keep_spare, waiting=self._waiting)
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
-        self.static: FileCache[bytes] = FileCache(_keep_bytes)
+        self.static: FileCache[bytes] = FileCache(_static_bytes)
         self.page_files: FileCache[bytes] = FileCache(_keep_bytes)
         self.memory = RenderMemory()
         self.fragments = FragmentMemo()

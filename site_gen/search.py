@@ -34,11 +34,14 @@ SEARCH_VERSION = 3
 """Format version of the index files (``meta.json`` and the files it names)."""
 LISTING_VERSION = 2
 """Format version of ``search.json``."""
-SHARD_BYTES = 12_000
+SHARD_BYTES = 8_000
 """Term shards are cut at about this many bytes: small enough that a query loads little."""
-PAPER_GROUP, AUTHOR_GROUP = 16, 64
-"""Result fragments per file, for papers and for authors (whose fragments are small): few
-files, yet a result list of ten downloads little besides the fragments it shows."""
+PAPER_GROUP, AUTHOR_GROUP = 4, 16
+"""Result fragments per file, for papers and for authors (whose fragments are small): about
+a quarter as many files as papers, yet a result list of ten downloads little besides the
+fragments it shows."""
+EXCERPT_CHARS = 180
+"""A paper's result shows at most this many characters of its abstract (``excerpt``)."""
 
 TITLE, AUTHORS, SUBJECTS, ABSTRACT = range(4)
 FIELDS = ("title", "authors", "subjects", "abstract")
@@ -388,6 +391,21 @@ def typeset(text: str) -> str:
     return text.replace("---", "\u2014").replace("--", "\u2013")
 
 
+_LAST_SPACE = re.compile(r"\s+\S*$")
+
+
+def excerpt(abstract: str) -> str:
+    """The opening of a plain-text abstract that a result shows: whole when short, else cut
+    at the end of a word within ``EXCERPT_CHARS`` characters and followed by an ellipsis."""
+    text = " ".join(abstract.split())
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    head = text[:EXCERPT_CHARS + 1]
+    cut = _LAST_SPACE.search(head)
+    head = head[:cut.start()] if cut and cut.start() else text[:EXCERPT_CHARS]
+    return head.rstrip(" ,;:\u2013\u2014-") + "\u2026"
+
+
 def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
     title = typeset(plain_text(paper.title))
     names = [catalog.author(a).name for a in paper.all_author_ids]
@@ -395,6 +413,8 @@ def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
     abstract = plain_text(paper.abstract)
     fragment: dict[str, object] = {"u": paper_url(paper.id), "t": title, "a": names,
                                    "y": paper.year, "s": list(paper.subjects)}
+    if abstract.strip():
+        fragment["x"] = excerpt(abstract)
     if paper.et_al:
         fragment["e"] = len(paper.author_ids)
     named = macro_words(paper.abstract)  # Θ is found as theta, √ as sqrt

@@ -401,8 +401,8 @@ def test_an_abstract_read_on_a_page_is_noted_and_its_edit_reported_apart() -> No
 
 def test_an_abstract_edit_writes_one_fragment_file_of_many(make_project, monkeypatch,
                                                            tmp_path: Path) -> None:
-    """Fragments come 16 papers to a file: an edit writes the file of its paper and carries
-    the others over, and the term shards it writes are those of the words it changed."""
+    """Fragments come several papers to a file: an edit writes the file of its paper and
+    carries the others over, and the term shards it writes are those of the words it changed."""
     topics = [f"topic{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(40)]
     records = [(2020 + i % 5, f"Paper on {t}", abstract(t), ["cs.LG"]) for i, t in enumerate(topics)]
     project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", records)})
@@ -413,7 +413,8 @@ def test_an_abstract_edit_writes_one_fragment_file_of_many(make_project, monkeyp
                                   "We present a quantizer for topicab"))
     is_fragments = re.compile("search/index/[da]/").match
     assert len(list(filter(is_fragments, made))) == 1
-    assert len(list(filter(is_fragments, carried))) == 3  # 40 papers in 3 files, 1 author
+    files = -(-40 // PAPER_GROUP) + 1  # 40 papers, 1 author
+    assert files > 2 and len(list(filter(is_fragments, carried))) == files - 1
     shards = [n for n in made if n.startswith("search/index/t/")]
     assert 1 <= len(shards) <= 2  # "quantiz" in, "schedul" out
     assert build(project, tmp_path / "clean").ok

@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 
 from site_gen.search import (
     DIGITS,
+    EXCERPT_CHARS,
     INDEX_DIR,
     STOPWORDS,
     encode_ids,
     encode_number,
+    excerpt,
     indexable,
     term_order,
     typeset,
@@ -92,7 +94,7 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
     _, read = small_index
     meta = read("meta.json")
     assert meta["version"] == 3 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
-    assert meta["groups"] == [16, 64]
+    assert meta["groups"] == [4, 16]
     assert meta["years"] == [[2024, 0, 1], [2023, 1, 1], [None, 2, 1]]
     assert meta["subjects"] == [["cs.DC", "Distributed, Parallel, and Cluster Computing", 2],
                                 ["cs.LG", "Machine Learning", 2]]
@@ -118,11 +120,27 @@ def test_fragments_and_search_json(small_index) -> None:
     first = read("d/0.json")[0]
     assert first["t"] == "Tail Batching for Synchronous RL" and first["y"] == 2024
     assert first["u"] == "papers/tail-batching-for-synchronous-rl/" and first["a"] == ["Ann Lee"]
-    assert "b" not in first and len(read("d/0.json")) == 3  # no abstracts; one file of papers
+    assert first["x"] == excerpt(abstract("tail batching"))  # the abstract's opening
+    assert first["x"].startswith("We study tail batching in") and first["x"].endswith("\u2026")
+    assert len(read("d/0.json")) == 3  # one file of papers
     assert read("a/0.json") == [{"c": 3, "n": "Ann Lee", "p": True, "u": "authors/ann-lee/"}]
     listing = json.loads((root / "search.json").read_text(encoding="utf-8"))
     assert listing["version"] == 2 and listing["index"] == "search/index/meta.json"
     assert len(listing["papers"]) == 3 and listing["authors"][0]["name"] == "Ann Lee"
+
+
+@given(st.text(st.sampled_from("ab \n,—é"), max_size=400))
+def test_an_excerpt_is_the_abstract_s_opening_cut_at_a_word_end(text: str) -> None:
+    flat = " ".join(text.split())
+    shown = excerpt(text)
+    if len(flat) <= EXCERPT_CHARS:
+        assert shown == flat
+        return
+    assert shown.endswith("\u2026") and len(shown) <= EXCERPT_CHARS + 1
+    head = shown[:-1]
+    assert flat.startswith(head)
+    if " " in flat[1:EXCERPT_CHARS + 1]:  # a word end in reach: no word is cut
+        assert flat[len(head)] in " ,—" or head.endswith(tuple(",—"))
 
 
 def test_hostile_text_is_escaped_in_every_index_file(make_project) -> None:

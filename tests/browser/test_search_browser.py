@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from site_gen.search import stem, words
+from site_gen.search import excerpt, stem, words
 
 ROLLMUX = "RollMux: Phase-Level Multiplexing for Disaggregated RL Post-Training"
 
@@ -75,6 +75,15 @@ def test_matched_words_are_highlighted(search_page) -> None:
     search(search_page, "rollm phase")
     marks = search_page.locator("#search-results li").first.locator("mark").all_inner_texts()
     assert "RollM" in marks and "Phase" in marks
+
+
+def test_results_show_the_abstract_s_opening_highlighted(search_page, demo_site) -> None:
+    index = json.loads((demo_site / "search.json").read_text(encoding="utf-8"))
+    text = next(p["abstract"] for p in index["papers"] if p["title"] == ROLLMUX)
+    assert search(search_page, "rollmux disaggregation")[0] == ROLLMUX
+    snippet = search_page.locator("#search-results li").first.locator(".result-snippet")
+    assert snippet.inner_text() == excerpt(text) and len(excerpt(text)) < len(text)
+    assert "disaggregation" in [m.lower() for m in snippet.locator("mark").all_inner_texts()]
 
 
 def test_results_update_on_every_keystroke(search_page) -> None:

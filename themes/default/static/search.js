@@ -8,9 +8,12 @@
 (function () {
   "use strict";
   // ---- stemming: Snowball English (Porter2), as snowballstemmer 3 stems at build time ------
-  // A port of english.sbl (https://snowballstem.org/, BSD licence) for folded ASCII words;
-  // other words are left as they are, on both sides. tests/test_search_stem.py runs it on
-  // every word of the demo and a generated corpus against the Python library.
+  /*! The stemmer is a port of Snowball's english.sbl. Copyright (c) 2001, Dr Martin Porter;
+      (c) 2004,2005, Richard Boulton; (c) 2013, Yoshiki Shibukawa; (c) 2006-2025, Olly Betts.
+      BSD 3-clause licence: https://snowballstem.org/license.html */
+  // For folded ASCII words; other words are left as they are, on both sides.
+  // tests/test_search_stem.py runs it on every word of the demo and a generated corpus
+  // against the Python library.
   var stem = (function () {
     var VOWEL = {a: 1, e: 1, i: 1, o: 1, u: 1, y: 1};
     var WXY = {a: 1, e: 1, i: 1, o: 1, u: 1, y: 1, w: 1, x: 1, Y: 1};
@@ -472,12 +475,11 @@
         return {matches: matches, ids: ids, full: qwords.length ? ids.full : ids.length};
       });
     }
-    // Typos are looked for only when less than a page matches every word as typed; the
-    // vocabularies they need (small) are fetched meanwhile, saving a round trip then.
+    // Typos are looked for only when less than a page matches every word as typed: only
+    // then are the vocabularies they need fetched.
     var typos = qwords.filter(function (w) {
       return w.length >= 5 && meta.letters.indexOf(letterKey(w)) >= 0;
     });
-    typos.forEach(function (w) { load("v/" + letterKey(w) + ".json").catch(function () {}); });
     results(false)
       .then(function (found) {
         return mine === sequence && found.full < PAGE && typos.length ? results(true) : found;
@@ -576,6 +578,11 @@
       chip.title = subjectNames[code] || code;
       info.appendChild(chip);
     });
+    if (doc.x) {  // the abstract's opening, cut at a word end when building
+      var snippet = element("p", "result-snippet");
+      snippet.appendChild(highlight(doc.x, marks));
+      li.appendChild(snippet);
+    }
     return li;
   }
   // Authors as the site lists them: a truncated list keeps its "et al.", long ones are cut.
