@@ -202,6 +202,10 @@ def _parse_dump(shown: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]
     return read_dump(shown, data)
 
 
+def _keep_bytes(shown: str, data: bytes) -> bytes:
+    return data
+
+
 def _static_bytes(shown: str, data: bytes) -> bytes:
     """A static file as the site serves it: JavaScript minified (rjsmin keeps ``/*! */``
     comments, such as licences), so a first visit downloads less; everything else as it is."""
