@@ -1,6 +1,7 @@
 // site-gen: the "Cite" box of paper pages (partials/cite.html). No dependencies.
 // BibTeX is the entry the page shows (escaped at build time). RIS and CSL-JSON are made here
-// from the box's JSON (.cite-data) and the page's citation_abstract tag; every value is
+// from the box's JSON (.cite-data) and the page's citation_abstract and citation_keywords
+// tags (the page's one copy of each); every value is
 // untrusted text, so RIS values are forced onto one line and JSON goes through
 // JSON.stringify. A download is a Blob, so no file per paper is needed. Without JavaScript
 // the controls stay hidden; the BibTeX text remains readable and selectable.
@@ -26,13 +27,13 @@
     return name.given ? name.family + ", " + name.given : name.family;
   }
 
-  function makeRis(data, abstract) {
+  function makeRis(data, abstract, keywords) {
     var item = data.csl;
     var lines = [["TY", "GEN"], ["TI", item.title]];
     (item.author || []).forEach(function (name) { lines.push(["AU", risName(name)]); });
     lines.push(["PY", item.issued ? item.issued["date-parts"][0][0] : ""], ["AB", abstract],
                ["DO", item.DOI], ["UR", item.URL], ["L1", data.pdf]);
-    (data.keywords || []).forEach(function (keyword) { lines.push(["KW", keyword]); });
+    keywords.forEach(function (keyword) { lines.push(["KW", keyword]); });
     lines.push(["N1", item.annote], ["ER", ""]);
     return lines.map(function (line) { return [line[0], oneLine(line[1])]; })
       .filter(function (line) { return line[1] || line[0] === "ER"; })
@@ -97,7 +98,11 @@
     var key = found ? found[1] : "citation";
     var meta = document.querySelector('meta[name="citation_abstract"]');
     var abstract = oneLine(meta ? meta.getAttribute("content") : "");
-    var texts = { bibtex: bibtex, ris: makeRis(data, abstract), csl: makeCsl(data, key, abstract) };
+    var keywords = Array.prototype.map.call(
+      document.querySelectorAll('meta[name="citation_keywords"]'),
+      function (tag) { return tag.getAttribute("content"); });
+    var texts = { bibtex: bibtex, ris: makeRis(data, abstract, keywords),
+                  csl: makeCsl(data, key, abstract) };
     var current = "bibtex";
     var status = actions.querySelector(".copy-status");
     var fileName = key.replace(/[^A-Za-z0-9_-]/g, "") || "citation";
