@@ -36,7 +36,9 @@ from .urls import (
     subject_url,
 )
 
-DESCRIPTION_LIMIT = 300
+DESCRIPTION_LIMIT = 200
+"""Characters of ``og:description``: what link previews show (X cuts near 200), as the
+``description`` tag's excerpt."""
 SCHEMA = "https://schema.org"
 Tags = tuple[tuple[str, str], ...]
 
@@ -100,7 +102,10 @@ def twitter_tags(title: str, description: str) -> Tags:
 
 
 def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, object]:
-    """schema.org ``ScholarlyArticle`` for a paper page."""
+    """schema.org ``ScholarlyArticle`` for a paper page: what search engines read that the
+    Highwire tags do not say (the authors' and subjects' pages, identifiers), without
+    copies of the same URL (``mainEntityOfPage``), the subjects' names as ``keywords``, the
+    site (``og:site_name`` says it) or the abstract (``citation_abstract``)."""
     url = absolute_url(paper_url(paper.id), site.site_url)
     links = paper_links(paper)
     ids = paper.author_ids + paper.extra_author_ids
@@ -110,7 +115,6 @@ def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, obje
         "name": plain_line(paper.title),
         "headline": summary(paper.title, 110), "author": authors,
         "inLanguage": site.language,
-        "isPartOf": {"@type": "WebSite", "name": site.title, "url": site.site_url},
     }
     if site.citation_files:
         data["encoding"] = [{"@type": "MediaObject", "encodingFormat": mime,
@@ -219,8 +223,11 @@ def jsonld_html(data: object) -> Markup:
 
 def compact_json(data: object) -> str:
     """``|tojson``'s HTML-safe JSON without the spaces after ``,`` and ``:`` (a few hundred
-    bytes of every page)."""
-    return str(htmlsafe_json_dumps(data, sort_keys=True, separators=(",", ":")))
+    bytes of every page), and with letters as UTF-8 rather than ``\\u`` escapes: a script
+    data block is not JavaScript, so only ``<``, ``>``, ``&`` and ``'`` need escaping (they
+    still are), and a name like Ångström costs its letters, not six bytes each."""
+    return str(htmlsafe_json_dumps(data, sort_keys=True, separators=(",", ":"),
+                                   ensure_ascii=False))
 
 
 def social_html(kind: str, title: str, description: str, url: str, site: Config) -> Markup:
