@@ -86,12 +86,15 @@ def build_demo(work: Path) -> tuple[Path, object]:
 
 
 def lunr_documents(site: Path) -> list[dict[str, object]]:
-    """Papers and authors as Lunr documents, from the built site's search.json."""
+    """Papers and authors as Lunr documents, from the built site's search.json (abstracts from
+    papers.json, which alone holds them)."""
     listing = json.loads((site / "search.json").read_text(encoding="utf-8"))
+    exported = json.loads((site / "papers.json").read_text(encoding="utf-8"))["papers"]
+    abstracts = {f"papers/{p['id']}/": p["abstract_text"] for p in exported}
     names = listing["subjects"]
     docs = [{"url": p["url"], "title": p["title"], "authors": " ".join(p["authors"]),
              "subjects": " ".join(f"{c} {names.get(c, '')}" for c in p["subjects"]),
-             "abstract": p["abstract"]} for p in listing["papers"]]
+             "abstract": abstracts[p["url"]]} for p in listing["papers"]]
     docs += [{"url": a["url"], "title": a["name"], "authors": "", "subjects": "", "abstract": ""}
              for a in listing["authors"]]
     return docs

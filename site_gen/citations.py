@@ -384,12 +384,12 @@ def _csl_name(name: str) -> dict[str, str]:
 def cite_data(paper: Paper, catalog: Catalog, site_url: str) -> dict[str, object]:
     """What a paper page's script makes RIS and CSL-JSON from (static/cite.js): the CSL-JSON
     item without its ``id`` (the key of the BibTeX entry shown beside it) and ``abstract``
-    (the page's ``citation_abstract`` tag), plus the PDF link and subject names RIS gives."""
+    (the page's ``citation_abstract`` tag), plus the PDF link RIS gives. RIS's keywords are
+    the subject names of the page's ``citation_keywords`` tags."""
     item = csl_item(paper, catalog, "", site_url)
     del item["id"]
     item.pop("abstract", None)
-    return {"csl": item, "pdf": paper_links(paper).pdf_url or "",
-            "keywords": [subject_name(code) or code for code in paper.subjects]}
+    return {"csl": item, "pdf": paper_links(paper).pdf_url or ""}
 
 
 # ---- files ------------------------------------------------------------------------------

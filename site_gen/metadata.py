@@ -36,7 +36,9 @@ from .urls import (
     subject_url,
 )
 
-DESCRIPTION_LIMIT = 300
+DESCRIPTION_LIMIT = 200
+"""Characters of ``og:description``: what link previews show (X cuts near 200), as the
+``description`` tag's excerpt."""
 SCHEMA = "https://schema.org"
 Tags = tuple[tuple[str, str], ...]
 
@@ -92,25 +94,27 @@ def open_graph_tags(kind: str, title: str, description: str, url: str, site: Con
 
 
 def twitter_tags(title: str, description: str) -> Tags:
-    """Twitter/X card tags (as ``name``); a text-only summary card."""
-    tags = [("twitter:card", "summary"), ("twitter:title", title)]
-    if description:
-        tags.append(("twitter:description", description))
-    return tuple((name, clean_line(value)) for name, value in tags)
+    """Twitter/X card tags (as ``name``): only the card type. X reads a card's title and
+    description from ``og:title`` and ``og:description`` when its own tags are missing, so
+    repeating them would only add bytes to every page (the arguments stay for themes)."""
+    del title, description
+    return (("twitter:card", "summary"),)
 
 
 def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, object]:
-    """schema.org ``ScholarlyArticle`` for a paper page."""
+    """schema.org ``ScholarlyArticle`` for a paper page: what search engines read that the
+    Highwire tags do not say (the authors' and subjects' pages, identifiers), without
+    copies of the same URL (``mainEntityOfPage``), the subjects' names as ``keywords``, the
+    site (``og:site_name`` says it) or the abstract (``citation_abstract``)."""
     url = absolute_url(paper_url(paper.id), site.site_url)
     links = paper_links(paper)
     ids = paper.author_ids + paper.extra_author_ids
     authors = [_person_ref(catalog.author(a), site) for a in ids]
     data: dict[str, object] = {
         "@context": SCHEMA, "@type": "ScholarlyArticle", "@id": url, "url": url,
-        "mainEntityOfPage": url, "name": plain_line(paper.title),
+        "name": plain_line(paper.title),
         "headline": summary(paper.title, 110), "author": authors,
         "inLanguage": site.language,
-        "isPartOf": {"@type": "WebSite", "name": site.title, "url": site.site_url},
     }
     if site.citation_files:
         data["encoding"] = [{"@type": "MediaObject", "encodingFormat": mime,
@@ -120,7 +124,6 @@ def paper_jsonld(paper: Paper, catalog: Catalog, site: Config) -> dict[str, obje
     optional: dict[str, object] = {
         "datePublished": str(paper.year) if paper.year else None,
         "about": [_subject_term(catalog.subject(c), site) for c in paper.subjects],
-        "keywords": [subject_name(c) or c for c in paper.subjects],
         "sameAs": same_as,
         "identifier": _identifiers(links.arxiv_id, links.doi),
     }
@@ -214,9 +217,17 @@ def meta_tags_html(tags: Iterable[tuple[str, str]], attribute: str = "name") -> 
 
 
 def jsonld_html(data: object) -> Markup:
-    """A JSON-LD ``<script>``; the JSON is what ``|tojson`` gives (sorted keys, HTML-safe)."""
-    return Markup(f'<script type="application/ld+json">{htmlsafe_json_dumps(data, sort_keys=True)}'
-                  "</script>")
+    """A JSON-LD ``<script>``: compact JSON (sorted keys), HTML-safe as ``|tojson`` makes it."""
+    return Markup(f'<script type="application/ld+json">{compact_json(data)}</script>')
+
+
+def compact_json(data: object) -> str:
+    """``|tojson``'s HTML-safe JSON without the spaces after ``,`` and ``:`` (a few hundred
+    bytes of every page), and with letters as UTF-8 rather than ``\\u`` escapes: a script
+    data block is not JavaScript, so only ``<``, ``>``, ``&`` and ``'`` need escaping (they
+    still are), and a name like Ångström costs its letters, not six bytes each."""
+    return str(htmlsafe_json_dumps(data, sort_keys=True, separators=(",", ":"),
+                                   ensure_ascii=False))
 
 
 def social_html(kind: str, title: str, description: str, url: str, site: Config) -> Markup:
@@ -235,7 +246,7 @@ def paper_meta_html(paper: Paper, catalog: Catalog, site: Config) -> Markup:
 
 def cite_data_html(paper: Paper, catalog: Catalog, site: Config) -> Markup:
     """The cite box's data (``citations.cite_data``) as a JSON ``<script>`` for cite.js."""
-    data = htmlsafe_json_dumps(cite_data(paper, catalog, site.site_url), sort_keys=True)
+    data = compact_json(cite_data(paper, catalog, site.site_url))
     return Markup(f'<script type="application/json" class="cite-data">{data}</script>')
 
 
@@ -261,7 +272,7 @@ def collection_meta_html(name: str, url: str, paper_ids: tuple[str, ...], catalo
     return Markup(f"{social}\n{collection_jsonld_html(name, url, paper_ids, catalog, subject, site)}")
 
 
-_NO_PARTS = '"hasPart": []'
+_NO_PARTS = '"hasPart":[]'
 
 
 def collection_jsonld_html(name: str, page: str, paper_ids: tuple[str, ...], catalog: Catalog,
@@ -271,22 +282,21 @@ def collection_jsonld_html(name: str, page: str, paper_ids: tuple[str, ...], cat
     A subject page lists thousands of papers on a large site: re-rendered after an edit, it
     made every item and its JSON again (about a quarter of a watch rebuild's rendering at
     10,000 papers, where two subject pages are rendered again). JSON joins a
-    list's items with ", ", and ``jsonld_html``'s escaping replaces single characters, so the
+    list's items with ",", and ``jsonld_html``'s escaping replaces single characters, so the
     joined texts are the bytes the whole document would give. ``_NO_PARTS`` can only be the
     key itself: inside a JSON string, a quote is escaped.
     """
-    whole = str(htmlsafe_json_dumps(collection_jsonld(name, page, (), catalog, subject, site),
-                                    sort_keys=True))
-    parts = ", ".join([_collection_part(p.id, p.title, site.site_url)
+    whole = compact_json(collection_jsonld(name, page, (), catalog, subject, site))
+    parts = ",".join([_collection_part(p.id, p.title, site.site_url)
                        for p in map(catalog.paper, paper_ids)])  # noted as read, as before
-    spliced = whole.replace(_NO_PARTS, '"hasPart": [' + parts + "]", 1)
+    spliced = whole.replace(_NO_PARTS, '"hasPart":[' + parts + "]", 1)
     return Markup(f'<script type="application/ld+json">{spliced}</script>')
 
 
 @lru_cache(maxsize=MEMO)
 def _collection_part(paper_id: str, title: str, site_url: str) -> str:
     """One ``hasPart`` item of ``collection_jsonld`` as ``jsonld_html`` writes it."""
-    return str(htmlsafe_json_dumps(_collection_item(paper_id, title, site_url), sort_keys=True))
+    return compact_json(_collection_item(paper_id, title, site_url))
 
 
 FILTERS = {"meta_tags_html": meta_tags_html, "jsonld_html": jsonld_html, "social_html": social_html,

@@ -32,8 +32,8 @@ SEARCH_FILE = "search.json"
 INDEX_DIR = "search/index/"
 SEARCH_VERSION = 3
 """Format version of the index files (``meta.json`` and the files it names)."""
-LISTING_VERSION = 2
-"""Format version of ``search.json``."""
+LISTING_VERSION = 3
+"""Format version of ``search.json`` (3: no abstracts; ``papers.json`` holds them)."""
 SHARD_BYTES = 8_000
 """Term shards are cut at about this many bytes: small enough that a query loads little."""
 PAPER_GROUP, AUTHOR_GROUP = 4, 16
@@ -144,7 +144,6 @@ def search_index(catalog: Catalog) -> dict[str, object]:
             "authors": [catalog.author(a).name for a in p.all_author_ids],
             "year": p.year,
             "subjects": list(p.subjects),
-            "abstract": plain_text(p.abstract),
         }
         for p in catalog.papers
     ]
@@ -564,10 +563,10 @@ def _no_lists() -> list[list[int]]:
 
 
 def _paper_entry(paper: Paper, names: tuple[str, ...]) -> dict[str, object]:
-    """A paper's entry in ``search.json`` (see ``search_index``)."""
+    """A paper's entry in ``search.json`` (see ``search_index``): no abstract, which
+    ``papers.json`` holds (a second copy was a sixth of the whole site's bytes)."""
     return {"url": paper_url(paper.id), "title": plain_text(paper.title), "authors": list(names),
-            "year": paper.year, "subjects": list(paper.subjects),
-            "abstract": plain_text(paper.abstract)}
+            "year": paper.year, "subjects": list(paper.subjects)}
 
 
 def _author_entry(author: Author) -> dict[str, object]:

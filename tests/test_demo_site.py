@@ -91,7 +91,7 @@ def test_six_subject_pages_with_full_names(demo_site: Path) -> None:
 
 def test_search_json_lists_28_papers_and_every_author(demo_site: Path) -> None:
     index = json.loads((demo_site / "search.json").read_text(encoding="utf-8"))
-    assert index["version"] == 2
+    assert index["version"] == 3
     assert len(index["papers"]) == 28
     assert {"Jiamang Wang", "Zhenxuan Pan", "Zihe Liu"} <= {a["name"] for a in index["authors"]}
     assert all((demo_site / p["url"] / "index.html").is_file() for p in index["papers"])

@@ -158,7 +158,11 @@ def test_heads_give_scholar_and_reference_managers_what_they_need_and_one_abstra
         assert [a["name"] for a in data["author"]] and "abstract" not in data and "encoding" not in data
         full = [n for n, v in head.meta if v == meta["citation_abstract"]]
         assert full == ["citation_abstract"] or len(meta["citation_abstract"]) <= 300, full
-        assert len(meta["description"]) <= 210 and len(meta["og:description"]) <= 310
+        assert len(meta["description"]) <= 210 and len(meta["og:description"]) <= 210
+        # One copy per reader that needs it: X reads og:title and og:description, the
+        # subjects are JSON-LD's about terms, the page's URL is its @id and url.
+        assert meta["twitter:card"] == "summary" and not {"twitter:title", "twitter:description"} & meta.keys()
+        assert not {"keywords", "mainEntityOfPage", "isPartOf"} & data.keys() and data["@id"] == paper["url"]
         html = page.read_text(encoding="utf-8")
         assert "abstract =" not in shown_bibtex(html)
 
@@ -339,7 +343,7 @@ def test_paper_page_shows_the_bibtex_and_links_every_written_format(
     encoding = json.loads(read_head(page).jsonld[0])["encoding"]
     assert [e["contentUrl"] for e in encoding] == [
         f"{SITE_URL}papers/{page.parent.name}/{name}" for name in CITATION_FILES]
-    assert '<p class="cite-actions" hidden>' in html  # revealed by cite.js only
+    assert "cite-actions" not in html and "data-format" not in html  # made by cite.js only
 
 
 def test_citation_files_are_made_in_the_browser_by_default(hostile_site: Path) -> None:

@@ -125,8 +125,9 @@ def test_fragments_and_search_json(small_index) -> None:
     assert len(read("d/0.json")) == 3  # one file of papers
     assert read("a/0.json") == [{"c": 3, "n": "Ann Lee", "p": True, "u": "authors/ann-lee/"}]
     listing = json.loads((root / "search.json").read_text(encoding="utf-8"))
-    assert listing["version"] == 2 and listing["index"] == "search/index/meta.json"
+    assert listing["version"] == 3 and listing["index"] == "search/index/meta.json"
     assert len(listing["papers"]) == 3 and listing["authors"][0]["name"] == "Ann Lee"
+    assert "abstract" not in listing["papers"][0]  # papers.json holds the abstracts
 
 
 @given(st.text(st.sampled_from("ab \n,—é"), max_size=400))

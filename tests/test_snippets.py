@@ -127,6 +127,9 @@ def env():
     assert theme is not None
     environment = make_environment(Theme((theme / "templates",), ()), theme / "templates")
     environment.globals.update(site=SITE)
+    # The reference macros' |tojson, compact as metadata.jsonld_html writes JSON-LD.
+    environment.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":"),
+                                                  "ensure_ascii": False}
     return environment
 
 

@@ -22,9 +22,12 @@ STEM_ALL = """(words) => {
 def vocabulary(site: Path) -> list[str]:
     """Every distinct word of a site's papers and authors, as the index folds them."""
     listing = json.loads((site / "search.json").read_text(encoding="utf-8"))
+    exported = json.loads((site / "papers.json").read_text(encoding="utf-8"))["papers"]
+    abstracts = {paper["id"]: paper["abstract_text"] for paper in exported}  # not in search.json
     found: set[str] = set()
     for paper in listing["papers"]:
-        found.update(words(" ".join([paper["title"], paper["abstract"], *paper["authors"]])))
+        abstract = abstracts[paper["url"].removeprefix("papers/").strip("/")]
+        found.update(words(" ".join([paper["title"], abstract, *paper["authors"]])))
     found.update(w for a in listing["authors"] for w in words(a["name"]))
     return sorted(found)
 

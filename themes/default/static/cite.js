@@ -1,9 +1,12 @@
 // site-gen: the "Cite" box of paper pages (partials/cite.html). No dependencies.
 // BibTeX is the entry the page shows (escaped at build time). RIS and CSL-JSON are made here
-// from the box's JSON (.cite-data) and the page's citation_abstract tag; every value is
+// from the box's JSON (.cite-data) and the page's citation_abstract and citation_keywords
+// tags (the page's one copy of each); every value is
 // untrusted text, so RIS values are forced onto one line and JSON goes through
-// JSON.stringify. A download is a Blob, so no file per paper is needed. Without JavaScript
-// the controls stay hidden; the BibTeX text remains readable and selectable.
+// JSON.stringify. A download is a Blob, so no file per paper is needed. The format, copy and
+// download buttons are made here (they work only with this script, and every paper page
+// would otherwise carry their markup); without JavaScript the BibTeX text remains readable
+// and selectable.
 (function () {
   "use strict";
 
@@ -26,13 +29,13 @@
     return name.given ? name.family + ", " + name.given : name.family;
   }
 
-  function makeRis(data, abstract) {
+  function makeRis(data, abstract, keywords) {
     var item = data.csl;
     var lines = [["TY", "GEN"], ["TI", item.title]];
     (item.author || []).forEach(function (name) { lines.push(["AU", risName(name)]); });
     lines.push(["PY", item.issued ? item.issued["date-parts"][0][0] : ""], ["AB", abstract],
                ["DO", item.DOI], ["UR", item.URL], ["L1", data.pdf]);
-    (data.keywords || []).forEach(function (keyword) { lines.push(["KW", keyword]); });
+    keywords.forEach(function (keyword) { lines.push(["KW", keyword]); });
     lines.push(["N1", item.annote], ["ER", ""]);
     return lines.map(function (line) { return [line[0], oneLine(line[1])]; })
       .filter(function (line) { return line[1] || line[0] === "ER"; })
@@ -84,20 +87,59 @@
     setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
   }
 
+  function element(tag, attributes, text) {
+    var node = document.createElement(tag);
+    Object.keys(attributes).forEach(function (name) { node.setAttribute(name, attributes[name]); });
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  function button(attributes, text) {
+    attributes.type = "button";
+    attributes["class"] = "button";
+    return element("button", attributes, text);
+  }
+
+  // The format choice before the text, copy and download after it.
+  function controls(pre) {
+    var formats = element("div", { "class": "cite-formats", role: "group",
+                                   "aria-label": "Citation format" });
+    Object.keys(FORMATS).forEach(function (format) {
+      formats.appendChild(button({ "data-format": format,
+                                   "aria-pressed": format === "bibtex" ? "true" : "false" },
+                                 FORMATS[format].label));
+    });
+    var actions = element("p", { "class": "cite-actions" });
+    actions.appendChild(button({ "data-action": "copy" }, "Copy"));
+    actions.appendChild(document.createTextNode(" "));
+    actions.appendChild(button({ "data-action": "download" }, "Download"));
+    actions.appendChild(document.createTextNode(" "));
+    actions.appendChild(element("span", { "class": "copy-status", role: "status",
+                                          "aria-live": "polite" }));
+    pre.parentNode.insertBefore(formats, pre);
+    pre.parentNode.insertBefore(actions, pre.nextSibling);
+    return { formats: formats, actions: actions };
+  }
+
   function wire(box) {
     var holder = box.querySelector(".cite-data");
     var code = box.querySelector(".cite-text code");
-    var formats = box.querySelector(".cite-formats");
-    var actions = box.querySelector(".cite-actions");
-    if (!holder || !code || !formats || !actions) return;
+    if (!holder || !code) return;
     var data;
     try { data = JSON.parse(holder.textContent); } catch (e) { return; }
+    var made = controls(code.parentNode);
+    var formats = made.formats;
+    var actions = made.actions;
     var bibtex = code.textContent;
     var found = /^@\w+\{([^,\s]+),/.exec(bibtex);
     var key = found ? found[1] : "citation";
     var meta = document.querySelector('meta[name="citation_abstract"]');
     var abstract = oneLine(meta ? meta.getAttribute("content") : "");
-    var texts = { bibtex: bibtex, ris: makeRis(data, abstract), csl: makeCsl(data, key, abstract) };
+    var keywords = Array.prototype.map.call(
+      document.querySelectorAll('meta[name="citation_keywords"]'),
+      function (tag) { return tag.getAttribute("content"); });
+    var texts = { bibtex: bibtex, ris: makeRis(data, abstract, keywords),
+                  csl: makeCsl(data, key, abstract) };
     var current = "bibtex";
     var status = actions.querySelector(".copy-status");
     var fileName = key.replace(/[^A-Za-z0-9_-]/g, "") || "citation";
@@ -127,8 +169,6 @@
       download(texts[current], fileName + format.extension, format.type);
       say("Downloaded " + fileName + format.extension + ".");
     });
-    formats.hidden = false;
-    actions.hidden = false;
   }
 
   document.addEventListener("DOMContentLoaded", function () {
