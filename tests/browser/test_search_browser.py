@@ -78,8 +78,8 @@ def test_matched_words_are_highlighted(search_page) -> None:
 
 
 def test_results_show_the_abstract_s_opening_highlighted(search_page, demo_site) -> None:
-    index = json.loads((demo_site / "search.json").read_text(encoding="utf-8"))
-    text = next(p["abstract"] for p in index["papers"] if p["title"] == ROLLMUX)
+    exported = json.loads((demo_site / "papers.json").read_text(encoding="utf-8"))
+    text = next(p["abstract_text"] for p in exported["papers"] if p["title"] == ROLLMUX)
     assert search(search_page, "rollmux disaggregation")[0] == ROLLMUX
     snippet = search_page.locator("#search-results li").first.locator(".result-snippet")
     assert snippet.inner_text() == excerpt(text) and len(excerpt(text)) < len(text)
