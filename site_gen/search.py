@@ -395,14 +395,15 @@ _LAST_SPACE = re.compile(r"\s+\S*$")
 
 def excerpt(abstract: str) -> str:
     """The opening of a plain-text abstract that a result shows: whole when short, else cut
-    at the end of a word within ``EXCERPT_CHARS`` characters and followed by an ellipsis."""
+    at the end of a word within ``EXCERPT_CHARS`` characters and followed by an ellipsis
+    (which takes the place of a sentence's full stop: "prefixes…", not "prefixes.…")."""
     text = " ".join(abstract.split())
     if len(text) <= EXCERPT_CHARS:
         return text
     head = text[:EXCERPT_CHARS + 1]
     cut = _LAST_SPACE.search(head)
     head = head[:cut.start()] if cut and cut.start() else text[:EXCERPT_CHARS]
-    return head.rstrip(" ,;:\u2013\u2014-") + "\u2026"
+    return head.rstrip(" ,.;:\u2013\u2014-") + "\u2026"
 
 
 def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:

@@ -130,7 +130,7 @@ def test_fragments_and_search_json(small_index) -> None:
     assert "abstract" not in listing["papers"][0]  # papers.json holds the abstracts
 
 
-@given(st.text(st.sampled_from("ab \n,—é"), max_size=400))
+@given(st.text(st.sampled_from("ab \n,.—é"), max_size=400))
 def test_an_excerpt_is_the_abstract_s_opening_cut_at_a_word_end(text: str) -> None:
     flat = " ".join(text.split())
     shown = excerpt(text)
@@ -141,7 +141,8 @@ def test_an_excerpt_is_the_abstract_s_opening_cut_at_a_word_end(text: str) -> No
     head = shown[:-1]
     assert flat.startswith(head)
     if " " in flat[1:EXCERPT_CHARS + 1]:  # a word end in reach: no word is cut
-        assert flat[len(head)] in " ,—" or head.endswith(tuple(",—"))
+        assert flat[len(head)] in " ,.—" or head.endswith(tuple(",.—"))
+    assert not head.endswith((".", ","))  # the ellipsis ends it, not "prefixes.…"
 
 
 def test_hostile_text_is_escaped_in_every_index_file(make_project) -> None:
