@@ -272,10 +272,10 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
     text = _best_abstract(group)
     years = sorted({r.year for r in group if r.year is not None})
     if len(years) > 1:
+        entry = paste_entry(_placed(str(lead.source), _anchor(lead.title, text)), "year: YYYY")
         diagnostics.append(warning(lead.source.path, lead.source.line,
                                    f"records of this paper disagree on the year {years}; using {years[0]}; "
-                                   f"to choose, {paste_entry(record_match(lead), 'year: YYYY')}",
-                                   "year-conflict"))
+                                   f"to choose, {entry}", "year-conflict"))
     listed = max((r for r in group if r.authors), key=lambda r: len(r.authors), default=None)
     owners = _unique(r.owner for r in group)
     author_keys = _unique(names.tied_key(n, owners) for n in (listed.authors if listed else ()))
@@ -428,7 +428,7 @@ def _selects(edit: PaperEdit, paper: Paper) -> bool:
         return fold(paper.title) == fold(value)
     if edit.match_key == "abstract":
         return fold(plain_text(paper.abstract)).startswith(fold(plain_text(value)))
-    return any(_source_matches(source, value) for source in paper.sources)
+    return any(at_place(source.path, source.line, value) for source in paper.sources)
 
 
 def _by_source(edit: PaperEdit, drafts: list[Paper], path: str
@@ -438,10 +438,10 @@ def _by_source(edit: PaperEdit, drafts: list[Paper], path: str
     here = [i for i, paper in enumerate(drafts) if _selects(edit, paper)]
     where = f"curation entry for {edit.match_value!r}"
     if edit.anchor is None:
-        anchor = robust_match(drafts[here[0]])[1:] if len(here) == 1 else 'title: "..."}'
+        anchor = _paper_anchor(drafts[here[0]]) if len(here) == 1 else 'title: "..."'
         return [], [error(path, edit.line, f"{where} names no title or abstract: a refreshed "
                           "export would move it to another paper; write match: "
-                          f"{{source: {_quoted(edit.match_value)}, {anchor}")]
+                          f"{_placed(edit.match_value, anchor)}")]
     key, value = edit.anchor
     anchor_edit = replace(edit, match_key=key, match_value=value, anchor=None)
     if anchored := [i for i in here if _selects(anchor_edit, drafts[i])]:
@@ -459,23 +459,27 @@ def _by_source(edit: PaperEdit, drafts: list[Paper], path: str
     return [], []
 
 
-def robust_match(paper: Paper) -> str:
-    """A curation ``match`` that finds this paper after its dump is exported again: its title,
-    or, when no dump gave it one (untitled, or titled by curation), the start of its abstract."""
-    if paper.title_origin == "dump":
-        return f"{{title: {_quoted(plain_text(paper.title))}}}"
-    return f"{{abstract: {_quoted(' '.join(plain_text(paper.abstract).split()[:12]))}}}"
+def _anchor(title: str | None, abstract: str) -> str:
+    """What a match by place also names, so that it finds its paper after the dump is exported
+    again and never another: the title, or, without one, the start of the abstract."""
+    if title:
+        return f"title: {_quoted(plain_text(title))}"
+    return f"abstract: {_quoted(' '.join(plain_text(abstract).split()[:12]))}"
+
+
+def _paper_anchor(paper: Paper) -> str:
+    """A paper's anchor: its title only where a dump gave it (not derived, not curation's)."""
+    return _anchor(paper.title if paper.title_origin == "dump" else None, paper.abstract)
+
+
+def _placed(place: str, anchor: str) -> str:
+    """A curation ``match`` by a record's place ("file:line") and an anchor."""
+    return f"{{source: {_quoted(place)}, {anchor}}}"
 
 
 def _quoted(text: str) -> str:
     """A YAML double-quoted string (JSON's escapes are YAML's)."""
     return json.dumps(text, ensure_ascii=False)
-
-
-def _source_matches(source: SourceRef, value: str) -> bool:
-    """``value`` is "file:line", with the file as a full path or just its name."""
-    path, _, line = value.rpartition(":")
-    return line == str(source.line) and (source.path == path or source.path.endswith("/" + path))
 
 
 def _edited(paper: Paper, edit: PaperEdit) -> Paper:
@@ -494,27 +498,14 @@ def _missing_years(papers: list[Paper]) -> list[Diagnostic]:
     """Warn about papers that no record or curation entry dates: they sort last and feeds guess."""
     return [warning(p.sources[0].path, p.sources[0].line,
                     f"no year for {excerpt(p.title)}: no record states one; to set it, "
-                    f"{paste_entry(_anchored(p), 'year: YYYY')}", "no-year")
+                    f"{paste_entry(_placed(str(p.sources[0]), _paper_anchor(p)), 'year: YYYY')}",
+                    "no-year")
             for p in papers if p.year is None]
-
-
-def _anchored(paper: Paper) -> str:
-    """A ``match`` by the paper's first record, anchored by its title or abstract start: unique
-    even where two papers' abstracts open alike, and never applied to another paper later."""
-    return f'{{source: "{paper.sources[0]}", ' + robust_match(paper)[1:]
 
 
 def paste_entry(match: str, setting: str) -> str:
     """A curation entry for the paper ``match`` finds, ready to paste (one line of YAML)."""
     return f"add under papers: in curation.yaml: - {{match: {match}, {setting}}}"
-
-
-def record_match(record: Record) -> str:
-    """A curation ``match`` for the paper holding ``record``: its place, anchored by its title
-    (or abstract start) so that it never applies to another paper after a re-export."""
-    anchor = (f"title: {_quoted(plain_text(record.title))}" if record.title else
-              f"abstract: {_quoted(' '.join(plain_text(record.abstract).split()[:12]))}")
-    return f'{{source: "{record.source}", {anchor}}}'
 
 
 def _assign_paper_ids(drafts: list[Paper]) -> list[Paper]:
