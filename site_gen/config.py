@@ -80,14 +80,16 @@ def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diag
     return Config(**values), diagnostics  # type: ignore[arg-type]
 
 
+_LEAST = {"recent_papers": 0, "page_size": 1}
+"""The settings that are whole numbers, and the least each may be."""
+
+
 def _value_problem(key: str, value: object) -> str:
     """What a setting's value must be, in words, when it is not that; else ""."""
-    if key == "recent_papers":
+    if key in _LEAST:
+        least = _LEAST[key]
         whole = isinstance(value, int) and not isinstance(value, bool)
-        return "" if whole and value >= 0 else "a whole number, 0 or more"  # type: ignore[operator]
-    if key == "page_size":
-        whole = isinstance(value, int) and not isinstance(value, bool)
-        return "" if whole and value >= 1 else "a whole number, 1 or more"  # type: ignore[operator]
+        return "" if whole and value >= least else f"a whole number, {least} or more"  # type: ignore[operator]
     if key == "citation_files":
         return "" if isinstance(value, bool) else "true or false"
     return "" if isinstance(value, str) else "text (put it in quotes)"
