@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import ctypes.util
 import os
 import signal
 import sys
@@ -22,7 +21,8 @@ def die_with_parent(parent: int) -> None:
     """In a forked helper: be killed when ``parent`` (the forking process's pid) dies."""
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            # the process's own symbols, libc's among them: find_library("c") would run
+            # ldconfig in a child process in every helper that starts (2-12 ms each)
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the request above: nobody waits for us
         os._exit(1)
