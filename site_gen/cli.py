@@ -24,7 +24,7 @@ from .build import CONTENT_DIR, DEFAULT_OUTPUT, Builder, BuildResult
 from .check import CheckReport, check, infer_site_url
 from .config import CONFIG_FILE, checked_site_url, load_config
 from .curation import CURATION_FILE
-from .diagnostics import STRICT_ALL, Diagnostic, Severity
+from .diagnostics import STRICT_ALL, Diagnostic, Severity, has_errors
 from .progress import choose_progress
 
 if TYPE_CHECKING:
@@ -114,12 +114,17 @@ def _project_options(command: argparse.ArgumentParser) -> None:
                          help="after each build, print how long each stage took and what it did")
 
 
-def _positive(text: str) -> int:
-    """argparse type: a whole number of at least 1."""
+def _whole(text: str) -> int:
+    """An argument as a whole number, or argparse's usage error saying it is not one."""
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+
+
+def _positive(text: str) -> int:
+    """argparse type: a whole number of at least 1."""
+    value = _whole(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return value
@@ -134,10 +139,7 @@ def _strict_level(text: str) -> str:
 
 def _port(text: str) -> int:
     """argparse type: a TCP port, 0 (any free one) to 65535."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    value = _whole(text)
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a port: use 1 to 65535, or 0 for "
                                          "any free one")
@@ -184,8 +186,7 @@ def _run_build(args: argparse.Namespace) -> int:
 
 def failure_line(result: BuildResult, output: Path, existed: bool, strict: bool) -> str:
     """Why nothing was written, and what became of the output folder."""
-    errors = sum(d.severity is Severity.ERROR for d in result.diagnostics)
-    why = "" if errors or not strict else " (--strict makes warnings errors)"
+    why = "" if has_errors(result.diagnostics) or not strict else " (--strict makes warnings errors)"
     kept = f"{output} was left as it was" if existed else f"nothing was written to {output}"
     return f"site-gen: build failed{why}; {kept}"
 
@@ -193,7 +194,7 @@ def failure_line(result: BuildResult, output: Path, existed: bool, strict: bool)
 def acknowledgements(diagnostics: Sequence[Diagnostic]) -> list[str]:
     """When only warnings failed a build: the curation entries that accept them as they are,
     ready to paste (a warning that names a better remedy, such as a year, says so itself)."""
-    if any(d.severity is Severity.ERROR for d in diagnostics):
+    if has_errors(diagnostics):
         return []
     entries = [f'  - {{code: {d.code}, at: "{d.path}{f":{d.line}" if d.line else ""}"}}'
                for d in diagnostics if d.code]

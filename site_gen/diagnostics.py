@@ -7,6 +7,7 @@ once, decide the exit code, and refuse to write a half-built site.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -54,7 +55,7 @@ def warning(path: str, line: int, message: str, code: str = "") -> Diagnostic:
     return Diagnostic(path, line, message, Severity.WARNING, code)
 
 
-def has_errors(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> bool:
+def has_errors(diagnostics: Sequence[Diagnostic]) -> bool:
     """True when any diagnostic is an error."""
     return any(d.severity is Severity.ERROR for d in diagnostics)
 
