@@ -77,16 +77,10 @@ class FeedMemo:
         """The catalog every feed was last made (or carried) for."""
 
 
-def feed_outputs(catalog: Catalog, config: Config, build_time: datetime | None = None,
-                 memo: FeedMemo | None = None) -> dict[str, bytes]:
-    """Every Atom feed of the site, by output path."""
-    return dict(made_files(feed_files(catalog, config, build_time, memo)))
-
-
 def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = None,
                memo: FeedMemo | None = None, delta: CatalogDelta | None = None
                ) -> Iterator[tuple[str, bytes] | Carried]:
-    """``feed_outputs`` one feed at a time, each made when it is asked for.
+    """Every Atom feed of the site, one at a time, each made when it is asked for.
 
     Papers are put in newest-first order once, as ranks, so that each feed sorts its papers
     by a dictionary lookup; each entry's text is looked up once a build, however many feeds

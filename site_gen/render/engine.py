@@ -378,7 +378,7 @@ WILDCARD = ("*", "")
 
 def frozen_lookups(lookups: set[tuple[str, str]]) -> frozenset[tuple[str, str]]:
     """What a page or fragment read, marked with ``WILDCARD`` where it holds a ``("*", ...)``,
-    so that a rebuild finds out in one set lookup (cache.is_stale) rather than a scan."""
+    so that a rebuild finds out in one set lookup (``incremental.cache.RenderMemory.stale``) rather than a scan."""
     frozen = frozenset(lookups)
     if WILDCARD not in frozen and any(kind == "*" for kind, _ in frozen):
         return frozen | {WILDCARD}
@@ -388,7 +388,7 @@ def frozen_lookups(lookups: set[tuple[str, str]]) -> frozenset[tuple[str, str]]:
 def stale_marks(changes: frozenset[tuple[str, str]]) -> frozenset[tuple[str, str]]:
     """The lookups any one of which makes a page or fragment stale after ``changes``: the
     changes, and ``WILDCARD`` (which depends on every change) unless there are none. A
-    page's lookups are then checked with one ``isdisjoint`` (cache.is_stale)."""
+    page's lookups are then checked with one ``isdisjoint`` (``incremental.cache.RenderMemory.stale``)."""
     return changes | {WILDCARD} if changes else changes
 
 
@@ -514,7 +514,7 @@ class FragmentMemo:
             self.previous, self.current = self.current, {}
 
     def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
-        """Forget the fragments that read an answer among ``changes`` (cache.is_stale)."""
+        """Forget the fragments that read an answer among ``changes`` (``incremental.cache.RenderMemory.stale``)."""
         marks = stale_marks(changes)
         if not marks:
             return
