@@ -316,7 +316,7 @@ def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> 
     """An author whose paper list alone changed changes ("author-papers", id), not what pages
     that show the author read; a page that reads a list notes it (model.py)."""
     from site_gen.incremental.cache import intern_catalog
-    from site_gen.model import Author, Catalog, Subject, watch_reads
+    from site_gen.model import Author, Catalog, Subject, noting_reads
     from site_gen.render.engine import TrackedCatalog
 
     ann = Author("ann", "Ann", ("p1",))
@@ -327,12 +327,9 @@ def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> 
     assert changes == {("author-papers", "ann"), ("authors", "")}
     assert interned.authors[0].members == ("p1", "p2") and interned.subjects[0] is lab
     tracked = TrackedCatalog(interned)
-    watch_reads(tracked.note)
-    try:
+    with noting_reads(tracked.note):
         assert interned.author("ann").name == "Ann" and not tracked.lookups
         assert len(lab.paper_ids) == 1
-    finally:
-        watch_reads(None)
     assert tracked.lookups == {("subject-papers", "cs.LG")}
     assert lab.paper_ids == ("p1",) and tracked.lookups == {("subject-papers", "cs.LG")}  # off
 
@@ -382,7 +379,7 @@ def test_an_abstract_read_on_a_page_is_noted_and_its_edit_reported_apart() -> No
     from dataclasses import replace
 
     from site_gen.incremental.cache import intern_catalog
-    from site_gen.model import Catalog, Paper, watch_reads
+    from site_gen.model import Catalog, Paper, noting_reads
 
     old = Paper("p1", "Title", "dump", 2024, ("cs.LG",), "An abstract.", ("ann",), (), False,
                 True, ())
@@ -394,12 +391,9 @@ def test_an_abstract_read_on_a_page_is_noted_and_its_edit_reported_apart() -> No
                                 Catalog((old,), (), ()))
     assert changes == {("paper", "p1"), ("paper-abstract", "p1"), ("papers", "")}
     noted: list[tuple[str, str]] = []
-    watch_reads(lambda kind, key: noted.append((kind, key)))
-    try:
+    with noting_reads(lambda kind, key: noted.append((kind, key))):
         assert "An abstract" not in repr(old) and old.title == "Title" and not noted
         assert old.abstract == "An abstract." and noted == [("paper-abstract", "p1")]
-    finally:
-        watch_reads(None)
     assert old.abstract and len(noted) == 1
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from site_gen.model import Catalog, Paper, newest_first
-from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step, made_files
+from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step
 from site_gen.plan.urls import author_bibtex_url, citation_url
 from site_gen.render.citation import (
     Names,

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 
 from site_gen import __version__
 from site_gen.model import Catalog, Paper, newest_first
-from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step, made_files
+from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step
 from site_gen.plan.urls import (
     SITE_FEED,
     absolute_url,

@@ -7,8 +7,6 @@ of a file is chosen by its content, never its name. Add a format by adding a mod
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
 from types import ModuleType
 
 from site_gen.model import Dump
