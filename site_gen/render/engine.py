@@ -28,7 +28,7 @@ from itertools import chain, islice
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 import jinja2
 from markupsafe import Markup
@@ -203,7 +203,7 @@ class PageRendering:
         self._local: tuple[int, ...] = ()
         """Routes this process renders while workers render the rest (see ``_lists_apart``)."""
 
-    def __enter__(self) -> PageRendering:
+    def __enter__(self) -> Self:
         if self.workers > 1 and self.job.routes:
             _compile_templates(self.job.env)
             self.progress.start(len(self.job.routes), "rendering")
