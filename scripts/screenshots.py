@@ -29,9 +29,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "browser"))
+sys.path.insert(0, str(REPO / "tests"))
 
-from conftest import CHROMIUM_ARGS, CHROMIUM_PATH, serve_directory
+from browser.conftest import CHROMIUM_ARGS, CHROMIUM_PATH
+from conftest import serve_directory
 
 WIDTHS = (390, 1280)
 SCHEMES = ("light", "dark")
