@@ -16,7 +16,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from site_gen.build import Builder, BuildResult
+from site_gen.incremental.builder import Builder
+from site_gen.pipeline import BuildResult
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "content" / "dumps"
