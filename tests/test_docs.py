@@ -17,7 +17,7 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 def _prose(path: Path) -> str:
     """The Markdown outside fenced code blocks."""
-    return re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    return re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL | re.MULTILINE)
 
 
 def _anchor(heading: str) -> str:
@@ -28,7 +28,7 @@ def _anchor(heading: str) -> str:
 
 
 def _anchors(path: Path) -> set[str]:
-    return {_anchor(h) for h in re.findall(r"^#+ (.+)$", _prose(path), re.M)}
+    return {_anchor(h) for h in re.findall(r"^#+ (.+)$", _prose(path), re.MULTILINE)}
 
 
 def _relative_links() -> list[tuple[Path, str]]:
