@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""Screenshots of every page kind of the demo site in headless Chromium.
+"""Screenshots of the demo site in headless Chromium.
 
-    python3 scripts/screenshots.py [--out docs/screenshots] [--site DIR] [--pages home,paper]
-    python3 scripts/screenshots.py --site CORPUS/_site --pages subject-pager=subjects/cs.LG/page/2/ --at .pager
+    python3 scripts/screenshots.py                      # the README's four, into docs/screenshots/
+    python3 scripts/screenshots.py --all --out DIR      # every page kind, to look at
+    python3 scripts/screenshots.py --out DIR --site CORPUS/_site --pages subject-pager=subjects/cs.LG/page/2/ --at .pager
 
-Builds the demo project (content/) into a temporary folder unless --site names a built
-site, serves it under /site-gen/ on 127.0.0.1, and writes
-``<out>/<page>-<width>-<scheme>.png`` for widths 390 and 1280, light and dark. ``--pages``
-takes page names, or ``name=url`` for a page the demo site lacks (a later page of a long list,
-on a generated corpus); ``--at SELECTOR`` starts each shot a little above that element (say,
-the pager at the foot of a list) instead of at the top. Uses Debian's
-Chromium (/usr/bin/chromium, or $SITE_GEN_CHROMIUM) through Playwright; nothing is fetched.
+docs/screenshots/ holds only the shots README.md shows (``SHOWN``): the rest of the set (every
+page kind at widths 390 and 1280, light and dark, some 40 files) is for looking at after a theme
+change, and would only add megabytes to every clone, so ``--all`` and ``--pages`` write to the
+folder ``--out`` names and never to docs/screenshots/. Files are ``<page>-<width>-<scheme>.png``.
+
+Builds the demo project (content/) into a temporary folder unless --site names a built site,
+serves it under /site-gen/ on 127.0.0.1. ``--pages`` takes page names, or ``name=url`` for a
+page the demo site lacks (a later page of a long list, on a generated corpus); ``--at
+SELECTOR`` starts each shot a little above that element (say, the pager at the foot of a list)
+instead of at the top. Uses Debian's Chromium (/usr/bin/chromium, or $SITE_GEN_CHROMIUM)
+through Playwright; nothing is fetched.
 """
 
 from __future__ import annotations
@@ -19,14 +24,15 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "browser"))
+sys.path.insert(0, str(REPO / "tests"))
 
-from conftest import CHROMIUM_ARGS, CHROMIUM_PATH, serve_directory
+from browser.conftest import CHROMIUM_ARGS, CHROMIUM_PATH
+from conftest import serve_directory
 
 WIDTHS = (390, 1280)
 SCHEMES = ("light", "dark")
@@ -59,16 +65,28 @@ def build_demo(output: Path) -> Path:
     return output
 
 
-def shots(pages: dict[str, str]) -> Iterator[tuple[str, str, int, str]]:
-    """(name, url, width, scheme) for every screenshot to take."""
+SHOWN = (("author", 1280, "light"), ("search", 1280, "dark"),
+         ("paper", 390, "light"), ("paper-links", 390, "dark"))
+"""The shots README.md shows, and all that docs/screenshots/ keeps: (page, width, scheme)."""
+DOCS = REPO / "docs" / "screenshots"
+
+
+def every_shot(pages: dict[str, str]) -> Iterator[tuple[str, str, int, str]]:
+    """(name, url, width, scheme) for each page at every width, in both schemes."""
     for name, url in pages.items():
         for width in WIDTHS:
             for scheme in SCHEMES:
                 yield name, url, width, scheme
 
 
-def take(site: Path, out: Path, pages: dict[str, str], at: str | None = None) -> list[Path]:
-    """Take every screenshot (from the element ``at`` selects, if given); returns the files
+def shown_shots() -> list[tuple[str, str, int, str]]:
+    """(name, url, width, scheme) for the shots README.md shows."""
+    return [(name, PAGES[name], width, scheme) for name, width, scheme in SHOWN]
+
+
+def take(site: Path, out: Path, shots: Iterable[tuple[str, str, int, str]],
+         at: str | None = None) -> list[Path]:
+    """Take the given screenshots (from the element ``at`` selects, if given); returns the files
     written."""
     from playwright.sync_api import sync_playwright
 
@@ -77,7 +95,7 @@ def take(site: Path, out: Path, pages: dict[str, str], at: str | None = None) ->
     with sync_playwright() as pw, serve_directory(site, "/site-gen/") as base:
         browser = pw.chromium.launch(executable_path=CHROMIUM_PATH, headless=True,
                                      chromium_sandbox=False, args=CHROMIUM_ARGS)
-        for name, url, width, scheme in shots(pages):
+        for name, url, width, scheme in shots:
             context = browser.new_context(viewport={"width": width, "height": 900},
                                           color_scheme=scheme, locale="en-US",
                                           reduced_motion="reduce")
@@ -100,23 +118,32 @@ def take(site: Path, out: Path, pages: dict[str, str], at: str | None = None) ->
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, build if needed, take the screenshots."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=REPO / "docs" / "screenshots")
+    parser.add_argument("--out", type=Path,
+                        help="where to write (required with --all or --pages; default: docs/screenshots/)")
     parser.add_argument("--site", type=Path, help="an already built site (default: build the demo)")
+    parser.add_argument("--all", action="store_true", help="every page kind, width and scheme")
     parser.add_argument("--pages", help="comma-separated page names (" + ", ".join(PAGES)
-                        + ") or name=url")
+                        + ") or name=url, at every width and scheme")
     parser.add_argument("--at", help="a CSS selector: start each shot just above it")
     args = parser.parse_args(argv)
-    pages = PAGES if not args.pages else dict(
-        entry.split("=", 1) if "=" in entry else (entry, PAGES[entry])
-        for entry in args.pages.split(","))
+    if args.all or args.pages:
+        if args.out is None or args.out.resolve() == DOCS:
+            parser.error("--all and --pages need --out, a folder other than docs/screenshots/ "
+                         "(which keeps only the shots README.md shows)")
+        pages = PAGES if not args.pages else dict(
+            entry.split("=", 1) if "=" in entry else (entry, PAGES[entry])
+            for entry in args.pages.split(","))
+        shots = list(every_shot(pages))
+    else:
+        shots = shown_shots()
+    out = args.out or DOCS
     if not os.access(CHROMIUM_PATH, os.X_OK):
         sys.exit(f"{CHROMIUM_PATH} not found: run scripts/install-test-deps.sh")
     with tempfile.TemporaryDirectory() as tmp:
         site = args.site or build_demo(Path(tmp) / "site")
-        for path in take(site, args.out, pages, args.at):
+        for path in take(site, out, shots, args.at):
             print(path.relative_to(REPO) if path.is_relative_to(REPO) else path)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

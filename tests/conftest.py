@@ -1,10 +1,18 @@
-"""Shared fixtures: projects built from inline files, and the demo site built once."""
+"""Shared fixtures: projects built from inline files, the demo site built once, and
+``serve_directory``, the one static HTTP server the tests serve a built site with."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from http import HTTPStatus
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -100,3 +108,128 @@ def demo_site(demo_project: Path) -> Path:
     result = build(demo_project)
     assert result.ok, [str(d) for d in result.diagnostics]
     return demo_project / "_site"
+
+
+# ---------------------------------------------------------------- http server
+
+# Fixed types, independent of the machine's /etc/mime.types.
+_MIME_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".htm": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".webmanifest": "application/manifest+json",
+    ".xml": "application/xml",
+    ".txt": "text/plain; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".avif": "image/avif",
+    ".ico": "image/x-icon",
+    ".woff": "font/woff",
+    ".woff2": "font/woff2",
+    ".ttf": "font/ttf",
+    ".otf": "font/otf",
+    ".wasm": "application/wasm",
+    ".pdf": "application/pdf",
+}
+
+
+def _normalize_prefix(url_prefix: str) -> str:
+    stripped = url_prefix.strip("/")
+    return f"/{stripped}/" if stripped else "/"
+
+
+@contextlib.contextmanager
+def serve_directory(path: str | os.PathLike[str], url_prefix: str = "/") -> Iterator[str]:
+    """Serve ``path`` over HTTP on 127.0.0.1 (free port) from a background
+    thread, mounted under ``url_prefix`` like a project site on a static host
+    such as GitHub Pages (e.g. "/demo-repo/"). Yields the base URL, e.g.
+    "http://127.0.0.1:41234/demo-repo/".
+
+    Like such a host, and unlike ``site-gen serve`` (tested on its own in
+    test_serve.py): requests outside the prefix get a bare 404; the bare prefix
+    and any directory without its slash redirect to the slash URL; a directory
+    serves its index.html (no listings); anything missing inside the prefix
+    gets status 404 with the site's own 404.html, when it has one. Request
+    logging is silent.
+    """
+    root = Path(path).resolve()
+    if not root.is_dir():
+        raise NotADirectoryError(root)
+    prefix = _normalize_prefix(url_prefix)
+
+    class Handler(SimpleHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as static hosts serve
+        extensions_map: ClassVar[dict[str, str]] = {
+            **SimpleHTTPRequestHandler.extensions_map,
+            **_MIME_TYPES,
+        }
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(root), **kwargs)
+
+        def send_head(self):
+            url = urlsplit(self.path)
+            if prefix != "/" and url.path == prefix[:-1]:
+                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
+                self.send_header("Location", prefix + (f"?{url.query}" if url.query else ""))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return None
+            if not url.path.startswith(prefix):
+                self.send_error(HTTPStatus.NOT_FOUND, f"outside of {prefix}")
+                return None
+            return super().send_head()
+
+        def translate_path(self, request_path):
+            url_path = urlsplit(request_path).path
+            if url_path.startswith(prefix):
+                url_path = "/" + url_path[len(prefix) :]
+            # The base class unquotes, normalizes and drops any ".." escape.
+            return super().translate_path(url_path)
+
+        def list_directory(self, directory):
+            self.send_error(HTTPStatus.NOT_FOUND, "no index.html")
+
+        def send_error(self, code, message=None, explain=None):
+            page = root / "404.html"
+            inside = urlsplit(self.path).path.startswith(prefix)
+            if code != HTTPStatus.NOT_FOUND or not inside or not page.is_file():
+                return super().send_error(code, message, explain)
+            body = page.read_bytes()
+            self.send_response(code, message)
+            self.send_header("Content-Type", _MIME_TYPES[".html"])
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def log_message(self, format, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture(name="serve_directory", scope="session")
+def serve_directory_fixture():
+    """The serve_directory context manager (usable from any fixture scope)."""
+    return serve_directory

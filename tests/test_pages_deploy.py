@@ -1,26 +1,24 @@
 """GitHub Pages end to end: the demo built for ``https://example.github.io/demo-repo/``, served
-under ``/demo-repo/`` on 127.0.0.1 the way Pages serves it, and crawled over HTTP from the root:
-no broken link, asset, fragment or search request, 404 page (at any depth) included.
+under ``/demo-repo/`` on 127.0.0.1 the way Pages serves it (conftest's ``serve_directory``), and
+crawled over HTTP from the root: no broken link, asset, fragment or search request, 404 page (at
+any depth) included.
 Also: the workflow in .github/workflows/pages.yml parses and is the one docs/deployment.md shows."""
 
 from __future__ import annotations
 
-import mimetypes
 import re
 import shutil
-import threading
 import time
 import urllib.error
 import urllib.request
 from collections import deque
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote, urldefrag, urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, serve_directory
 
 from site_gen.check import scan_html
 from site_gen.cli import main
@@ -29,43 +27,6 @@ SITE_URL = "https://example.github.io/demo-repo/"
 PREFIX = "/demo-repo/"
 MAX_REQUESTS = 3000
 TIME_LIMIT = 120.0
-
-
-def pages_handler(root: Path) -> type[BaseHTTPRequestHandler]:
-    """Serves ``root`` at PREFIX like GitHub Pages: slash redirects, 404.html for anything missing."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            path = unquote(urlsplit(self.path).path)
-            if path == PREFIX.rstrip("/"):
-                return self._redirect(PREFIX)
-            target = root / path[len(PREFIX):] if path.startswith(PREFIX) else None
-            if target is not None and ".." not in Path(path).parts:
-                if target.is_dir() and not path.endswith("/"):
-                    return self._redirect(path + "/")
-                if target.is_dir():
-                    target = target / "index.html"
-                if target.is_file():
-                    return self._send(200, target)
-            self._send(404, root / "404.html")
-
-        def _redirect(self, location: str) -> None:
-            self.send_response(301)
-            self.send_header("Location", location)
-            self.end_headers()
-
-        def _send(self, status: int, file: Path) -> None:
-            body = file.read_bytes()
-            self.send_response(status)
-            self.send_header("Content-Type", mimetypes.guess_type(file.name)[0] or "application/octet-stream")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    return Handler
 
 
 @pytest.fixture(scope="module")
@@ -81,15 +42,8 @@ def pages_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def server(pages_site: Path) -> Iterator[str]:
     """The origin (``http://127.0.0.1:PORT``) of a Pages-like server for the built site."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), pages_handler(pages_site))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(timeout=5)
+    with serve_directory(pages_site, PREFIX) as base:
+        yield base.removesuffix(PREFIX)
 
 
 def fetch(url: str) -> tuple[int, str, bytes]:

@@ -17,25 +17,18 @@ Fixtures:
                     /favicon.ico request is ignored), ``page.failed_requests`` (network
                     failures and HTTP responses >= 400) and ``page.requests``
                     (every requested URL, in order).
-  serve_directory   the ``serve_directory(path, url_prefix="/")`` context
-                    manager below: ``with serve_directory(site, "/demo-repo/")
-                    as base_url: page.goto(base_url)``.
+  serve_directory   (from tests/conftest.py) ``with serve_directory(site,
+                    "/demo-repo/") as base_url: page.goto(base_url)``.
   validate_html     validators.validate_html (Nu Html Checker): paths -> errors.
   axe_violations    validators.axe_violations: page -> WCAG 2.1 A/AA violations.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import sys
-import threading
-from collections.abc import Iterator
-from http import HTTPStatus
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import ClassVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -152,114 +145,6 @@ def page(chromium):
     context.close()
 
 
-# ---------------------------------------------------------------- http server
-
-# Fixed types, independent of the machine's /etc/mime.types.
-_MIME_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".htm": "text/html; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".mjs": "text/javascript; charset=utf-8",
-    ".json": "application/json",
-    ".map": "application/json",
-    ".webmanifest": "application/manifest+json",
-    ".xml": "application/xml",
-    ".txt": "text/plain; charset=utf-8",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-    ".avif": "image/avif",
-    ".ico": "image/x-icon",
-    ".woff": "font/woff",
-    ".woff2": "font/woff2",
-    ".ttf": "font/ttf",
-    ".otf": "font/otf",
-    ".wasm": "application/wasm",
-    ".pdf": "application/pdf",
-}
-
-
-def _normalize_prefix(url_prefix: str) -> str:
-    stripped = url_prefix.strip("/")
-    return f"/{stripped}/" if stripped else "/"
-
-
-@contextlib.contextmanager
-def serve_directory(path: str | os.PathLike[str], url_prefix: str = "/") -> Iterator[str]:
-    """Serve ``path`` over HTTP on 127.0.0.1 (free port) from a background
-    thread, mounted under ``url_prefix`` like a project site on a static host
-    (e.g. "/demo-repo/"). Yields the base URL, e.g.
-    "http://127.0.0.1:41234/demo-repo/".
-
-    Like a static host: requests outside the prefix get 404, the bare prefix
-    without its slash redirects to it, a directory serves its index.html or
-    404 (no directory listings), and request logging is silent.
-    """
-    root = Path(path).resolve()
-    if not root.is_dir():
-        raise NotADirectoryError(root)
-    prefix = _normalize_prefix(url_prefix)
-
-    class Handler(SimpleHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as static hosts serve
-        extensions_map: ClassVar[dict[str, str]] = {
-            **SimpleHTTPRequestHandler.extensions_map,
-            **_MIME_TYPES,
-        }
-
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(root), **kwargs)
-
-        def send_head(self):
-            url = urlsplit(self.path)
-            if prefix != "/" and url.path == prefix[:-1]:
-                self.send_response(HTTPStatus.MOVED_PERMANENTLY)
-                self.send_header("Location", prefix + (f"?{url.query}" if url.query else ""))
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return None
-            if not url.path.startswith(prefix):
-                self.send_error(HTTPStatus.NOT_FOUND, f"outside of {prefix}")
-                return None
-            return super().send_head()
-
-        def translate_path(self, request_path):
-            url_path = urlsplit(request_path).path
-            if url_path.startswith(prefix):
-                url_path = "/" + url_path[len(prefix) :]
-            # The base class unquotes, normalizes and drops any ".." escape.
-            return super().translate_path(url_path)
-
-        def list_directory(self, directory):
-            self.send_error(HTTPStatus.NOT_FOUND, "no index.html")
-
-        def log_message(self, format, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-    )
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{prefix}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-
-
-@pytest.fixture(name="serve_directory", scope="session")
-def serve_directory_fixture():
-    """The serve_directory context manager (usable from any fixture scope)."""
-    return serve_directory
-
-
 # ------------------------------------------------------------------ validators
 
 
@@ -295,7 +180,7 @@ CORPUS_PAPERS = 2000
 
 
 @pytest.fixture(scope="session")
-def demo_base(demo_site):
+def demo_base(demo_site, serve_directory):
     """URL of the demo site, served under /site-gen/."""
     with serve_directory(demo_site, "/site-gen/") as base:
         yield base
@@ -318,7 +203,7 @@ def corpus_site(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def corpus_base(corpus_site):
+def corpus_base(corpus_site, serve_directory):
     """URL of the generated-corpus site, served at the root of its origin."""
     with serve_directory(corpus_site, "/") as base:
         yield base
@@ -361,7 +246,7 @@ def edge_site(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def edge_base(edge_site):
+def edge_base(edge_site, serve_directory):
     """URL of the edge-case site, served under /lab/."""
     with serve_directory(edge_site, "/lab/") as base:
         yield base

@@ -1,6 +1,6 @@
 """A URL, once published, keeps answering: after a curated title change, Chromium opening the
 old URL lands on the paper's new page, from ``site-gen serve`` and from a plain static server
-(``python -m http.server``), which knows nothing of redirects."""
+(conftest's ``serve_directory``), which knows nothing of redirects."""
 
 from __future__ import annotations
 
@@ -56,17 +56,9 @@ def _wait_for_port(port: int, process: subprocess.Popen, seconds: float = 20) ->
 
 
 @pytest.fixture
-def static_server(renamed: Path) -> Iterator[str]:
-    port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind",
-                                "127.0.0.1", "--directory", str(renamed / "_site")],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_for_port(port, process)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+def static_server(renamed: Path, serve_directory) -> Iterator[str]:
+    with serve_directory(renamed / "_site") as base:
+        yield base
 
 
 @pytest.fixture

@@ -213,3 +213,23 @@ def test_print_shows_content_and_abstracts(page, demo_base, visit) -> None:
     assert page.locator(".paper-item").first.is_visible()
     pdf = page.pdf()
     assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+
+
+@pytest.mark.parametrize("chosen", [None, "dark"])
+def test_print_is_dark_on_white_in_a_dark_scheme(chromium, demo_base, chosen) -> None:
+    """Paper is white: printing from a dark screen (the OS's or the toggle's) prints the light
+    palette, not light grey text for a background the printer leaves out."""
+    context = chromium.new_context(color_scheme="dark" if chosen is None else "light")
+    page = context.new_page()
+    page.goto(demo_base + PAGE_KINDS["paper"])
+    if chosen:
+        page.locator(".theme-toggle").click()
+    assert page.evaluate("getComputedStyle(document.body).color") == "rgb(230, 232, 235)"
+    page.emulate_media(media="print")
+    colours = page.evaluate("""[document.body, document.querySelector('.byline'),
+        document.querySelector('.facts-panel')].map(e => [getComputedStyle(e).color,
+        getComputedStyle(e).backgroundColor])""")
+    assert colours[0] == ["rgb(0, 0, 0)", "rgb(255, 255, 255)"]
+    assert colours[1][0] == "rgb(0, 0, 0)"
+    assert colours[2][1] == "rgb(255, 255, 255)"
+    context.close()

@@ -1,0 +1,148 @@
+"""The render stage on its own (site_gen/render/engine.py): a route is its template rendered
+with its context into the writer; text from the dumps is escaped; a broken template is reported
+at its file and line, with worker processes too; and the bytes do not depend on how many
+processes made them.
+
+Whole builds that report template errors as diagnostics are in test_user_errors.py and
+test_build.py; the tidy rule and the theme's snippets in test_snippets.py; what a rebuild
+renders again in test_incremental.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+from markupsafe import Markup
+
+from site_gen.incremental.builder import Builder
+from site_gen.model import Catalog
+from site_gen.outputs.citations import bibtex_entries
+from site_gen.pipeline import Plan, template_diagnostic
+from site_gen.plan.routes import Route
+from site_gen.read.config import Config
+from site_gen.render.engine import (
+    MemoryWriter,
+    Rendered,
+    TemplateFault,
+    Theme,
+    asset_versions,
+    make_environment,
+    render_pages,
+)
+from site_gen.write.tree import digest
+
+TEMPLATES = {
+    "base.html": "<!doctype html>\n<title>{% block title %}{% endblock %}</title>\n"
+                 "<main>{% block content %}{% endblock %}</main>\n",
+    "item.html": "{% extends 'base.html' %}\n"
+                 "{% block title %}{{ heading }}{% endblock %}\n"
+                 "{% block content %}<a href=\"{{ 'papers/'|url }}\" title=\"{{ note }}\">"
+                 "{{ note }}</a>{{ trusted }}{% endblock %}\n",
+    "broken.html": "{% extends 'base.html' %}\n"
+                   "{% block content %}\n"
+                   "{{ missing.attribute }}\n"
+                   "{% endblock %}\n",
+    "uses_partial.html": "{% extends 'base.html' %}\n"
+                         "{% block content %}{% include 'partials/bad.html' %}{% endblock %}\n",
+    "partials/bad.html": "<p>fine</p>\n<p>{{ 1 // 0 }}</p>\n",
+}
+HOSTILE = '<script>alert("x")</script> & <img src=x onerror=y>'
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A folder with ``templates/`` holding TEMPLATES, as a project's own templates are."""
+    for name, text in TEMPLATES.items():
+        path = tmp_path / "templates" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+def render(project: Path, routes: list[Route], workers: int = 1
+           ) -> tuple[dict[str, bytes], dict[str, Rendered]]:
+    """The pages' bytes and what render_pages says of each, from a new environment."""
+    templates = project / "templates"
+    env = make_environment(Theme((templates,), ()), templates)
+    writer = MemoryWriter()
+    rendered = render_pages(env, tuple(routes), Config(), Catalog((), (), ()), {}, writer,
+                            workers=workers)
+    return writer.files, rendered
+
+
+def route(url: str, template: str, **context: object) -> Route:
+    return Route(url=url, output=url + "index.html", template=template, context=context)
+
+
+def test_a_route_is_its_template_rendered_with_its_context(project: Path) -> None:
+    page = route("papers/x/", "item.html", heading="Tail batching", note="a note", trusted="")
+    files, rendered = render(project, [page])
+    assert list(files) == ["papers/x/index.html"]
+    assert files["papers/x/index.html"] == (
+        b'<!doctype html>\n<title>Tail batching</title>\n'
+        b'<main><a href="../../papers/" title="a note">a note</a></main>\n')
+    assert rendered["papers/x/index.html"].digest == digest(files["papers/x/index.html"])
+    # every template the page loaded is among what it read, for a rebuild to compare
+    assert {("template", "item.html"), ("template", "base.html")} <= \
+        rendered["papers/x/index.html"].lookups
+
+
+def test_text_is_escaped_in_content_and_attributes_and_markup_is_not(project: Path) -> None:
+    page = route("", "item.html", heading=HOSTILE, note=HOSTILE, trusted=Markup("<em>ok</em>"))
+    html = render(project, [page])[0]["index.html"].decode()
+    escaped = "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &lt;img src=x onerror=y&gt;"
+    assert f"<title>{escaped}</title>" in html
+    assert f'title="{escaped}">{escaped}</a>' in html
+    assert "<script>" not in html and "<img" not in html
+    assert "<em>ok</em>" in html
+
+
+def _fault(project: Path, template: str, workers: int = 1) -> TemplateFault:
+    pages = [route(f"p{i}/", "item.html", heading="h", note="n", trusted="") for i in range(3)]
+    pages.append(route("bad/", template))
+    with pytest.raises(TemplateFault) as caught:
+        render(project, pages, workers)
+    return caught.value
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_template_error_names_the_file_and_line(project: Path, workers: int) -> None:
+    fault = _fault(project, "broken.html", workers)
+    assert (Path(fault.path), fault.line) == (project / "templates" / "broken.html", 3)
+    assert fault.message == "template error on bad/: 'missing' is undefined"
+    shown = str(template_diagnostic(fault, Theme((project / "templates",), ()), project))
+    assert shown == "templates/broken.html:3: template error on bad/: 'missing' is undefined"
+
+
+def test_an_error_in_an_included_template_is_placed_in_that_template(project: Path) -> None:
+    fault = _fault(project, "uses_partial.html")
+    shown = str(template_diagnostic(fault, Theme((project / "templates",), ()), project))
+    assert shown == ("templates/partials/bad.html:2: template error on bad/: "
+                     "integer division or modulo by zero (ZeroDivisionError)")
+
+
+def _globals(plan: Plan) -> Mapping[str, object]:
+    """What a build gives the default theme's pages besides their routes' contexts."""
+    return {"asset_versions": asset_versions(plan.static),
+            "bibtex": bibtex_entries(plan.catalog, plan.config.site_url),
+            "nav_pages": tuple(p for p in plan.pages if p.nav)}
+
+
+def test_the_bytes_are_the_builds_in_one_process_or_in_workers(demo_project: Path,
+                                                                  demo_site: Path) -> None:
+    """The demo's pages rendered by the stage alone, serially and in two forked workers, are
+    the bytes the whole build wrote."""
+    plan = Builder(demo_project, output=demo_project / "_unused").plan()[0]
+    assert plan is not None
+    made = []
+    for workers in (1, 2):
+        env = make_environment(plan.theme, plan.theme_templates)
+        writer = MemoryWriter()
+        render_pages(env, plan.routes, plan.config, plan.catalog, _globals(plan), writer,
+                     workers=workers)
+        made.append(writer.files)
+    assert len(made[0]) == len(plan.routes) > 50
+    assert made[0] == made[1]
+    assert made[0] == {name: (demo_site / name).read_bytes() for name in made[0]}
