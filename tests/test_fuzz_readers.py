@@ -13,16 +13,16 @@ import re
 import unicodedata
 
 import pytest
+from conftest import SEEDS, abstract, coauthor_dump, listing_dump, write_files
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import SEEDS, abstract, coauthor_dump, listing_dump, write_files
-from site_gen.build import Builder
-from site_gen.catalog import _bare, build_catalog
-from site_gen.curation import Curation
-from site_gen.diagnostics import Severity
-from site_gen.readers import read_dump
-from site_gen.text import esc, fold
+from site_gen.catalog.assemble import _bare, build_catalog
+from site_gen.incremental.builder import Builder
+from site_gen.read.curation import Curation
+from site_gen.read.dumps import read_dump
+from site_gen.util.diagnostics import Severity
+from site_gen.util.text import esc, fold
 
 LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
 PROFILE = settings(max_examples=5000 if LONG else 300, deadline=None, derandomize=not LONG,
@@ -81,7 +81,7 @@ def test_seed_with_junk_spliced_in(seed: bytes, at: int, junk: bytes) -> None:
 
 def test_huge_line_is_handled_quickly() -> None:
     text = listing_dump("Ann Lee", [(2024, "T" * 100000, "word " * 200000, ["cs.LG"])])
-    dump, diagnostics = read_dump(PATH, text.encode())
+    dump, _diagnostics = read_dump(PATH, text.encode())
     assert dump is not None and len(dump.records) == 1
 
 
@@ -110,7 +110,7 @@ def corpora(draw: st.DrawFn) -> tuple[dict[str, str], int]:
             files[f"{d}.txt"] = listing_dump(owner, [(papers[i][2], papers[i][0], papers[i][1], [papers[i][3]])
                                                       for i in chosen])
         else:
-            noisy = lambda t: t.upper() if draw(st.booleans()) else t.replace(" ", "  ")  # noqa: E731
+            noisy = lambda t: t.upper() if draw(st.booleans()) else t.replace(" ", "  ")
             files[f"{d}.txt"] = coauthor_dump(owner, [(f"{NAMES[(d + 1) % 7]}, {NAMES[(d + 2) % 7]} et al.",
                                                        noisy(papers[i][1])) for i in chosen])
     return files, len(used)

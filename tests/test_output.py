@@ -11,8 +11,8 @@ from conftest import read_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import site_gen.output as output_module
-from site_gen.output import MARKER, MARKER_TEXT, OutputTree, StaleOutput, staging_paths
+import site_gen.write.tree as output_module
+from site_gen.write.tree import MARKER, MARKER_TEXT, OutputTree, StaleOutput, staging_paths
 
 V1 = {"index.html": b"home 1", "papers/a/index.html": b"paper a", "papers/b/index.html": b"b 1",
       "assets/site.css": b"css"}
@@ -74,7 +74,7 @@ def test_the_same_bytes_object_again_is_not_digested_again(tmp_path: Path, monke
     assert digested == [b"home 9"]
     assert result.changed == ("index.html",)
     assert read_tree(out) == tree_of({**V1, "index.html": b"home 9"})
-    result = tree.write({**files, "index.html": bytes(b"home 1")})  # equal bytes, a new object
+    result = tree.write({**files, "index.html": b"home 1"})  # equal bytes, a new object
     assert digested == [b"home 9", b"home 1"] and result.changed == ("index.html",)
     assert read_tree(out) == tree_of(V1)
 
