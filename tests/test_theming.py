@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import abstract, build, listing_dump
 
-from site_gen.build import builtin_theme_dir
+from site_gen.pipeline import builtin_theme_dir
 
 DUMPS = {"content/dumps/a.txt": listing_dump("Ann Lee", [
     (2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG", "cs.DC"]),
