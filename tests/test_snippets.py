@@ -42,9 +42,6 @@ REFERENCE_MACROS = """
 {%- if listed and paper.et_al %})</span>{% endif -%}
 {%- endif -%}
 {%- endmacro %}
-{% macro subject_chip(subject) -%}
-<a class="chip" href="{{ subject|href }}" title="{{ subject.name }}">{{ subject.code }}</a>
-{%- endmacro %}
 {% macro paper_links(paper, class='button') -%}
 {%- for link in paper.links %}<a class="{{ class }}" href="{{ link.url }}" rel="noopener">{{ link.label }}</a>{% if not loop.last %} {% endif %}{% endfor -%}
 {%- endmacro %}
@@ -64,7 +61,6 @@ REFERENCE_MACROS = """
 
 REFERENCE = {
     "author_list": "{{ author_list(paper, link=link) }}",
-    "chips": "{%- for code in paper.subjects %} {{ subject_chip(catalog.subject(code)) }}{% endfor %}",
     "links": "{{ paper_links(paper, cls) }}",
     "sources": "{% for s in paper.sources %}<li><code>{% for part in (s|string).split('/') %}"
                "{{ part }}{% if not loop.last %}/<wbr>{% endif %}{% endfor %}</code></li>{% endfor %}",
@@ -85,7 +81,6 @@ REFERENCE = {
 
 NEW = {
     "author_list": "{{ paper|author_links(link) }}",
-    "chips": "{%- if paper.subjects %} {{ paper.subjects|subject_chips }}{% endif %}",
     "links": "{{ paper|link_buttons(cls) }}",
     "sources": "{% for s in paper.sources %}<li><code>{{ s|path_breaks }}</code></li>{% endfor %}",
     "coauthors": "    <ul class=\"name-list\">\n{{ pairs|counted_names('joint paper', indent=6) }}\n    </ul>\n",
@@ -147,7 +142,7 @@ PAGES = ["", "papers/", "papers/p1/", "404.html"]
 
 
 @pytest.mark.parametrize("page_url", PAGES)
-@pytest.mark.parametrize("case", ["author_list", "chips", "links", "sources", "paper_meta"])
+@pytest.mark.parametrize("case", ["author_list", "links", "sources", "paper_meta"])
 def test_paper_snippets_match_the_former_macros(env, case: str, page_url: str) -> None:
     catalog = TrackedCatalog(hostile_catalog())
     for paper in catalog._catalog.papers:
@@ -170,14 +165,27 @@ def test_author_and_list_snippets_match_the_former_macros(env, page_url: str) ->
         assert new == old, (case, page_url)
 
 
-def test_the_theme_uses_the_helpers() -> None:
-    """The default theme's macros are the helpers' callers (so the cases above cover it)."""
+BEHIND_MACROS = ("author_links", "link_buttons", *(name for name in metadata.FILTERS
+                                                 if name != "cite_data_html"))
+"""Filters that a macro of macros.html or meta.html stands in front of (cite.html's data has
+no macro)."""
+
+
+def test_the_theme_uses_the_helpers_only_inside_its_macros() -> None:
+    """The default theme's macros are the helpers' callers (so the cases above cover them), and
+    no other template calls a helper that stands behind a macro: a theme that overrides the
+    macro changes every page (tests/test_theming.py)."""
     theme = builtin_theme_dir("default")
     assert theme is not None
-    macros = (theme / "templates/partials/macros.html").read_text(encoding="utf-8")
-    item = (theme / "templates/partials/paper_item.html").read_text(encoding="utf-8")
+    templates = theme / "templates"
+    macros = (templates / "partials/macros.html").read_text(encoding="utf-8")
+    meta = (templates / "partials/meta.html").read_text(encoding="utf-8")
     assert "paper|author_links(link)" in macros and "paper|link_buttons(class)" in macros
-    assert "paper.subjects|subject_chips" in item and "paper|author_links(false)" in item
+    assert "paper|paper_meta_html(catalog, site)" in meta
+    for path in templates.rglob("*.html"):
+        if path.name not in ("macros.html", "meta.html"):
+            text = path.read_text(encoding="utf-8")
+            assert not any(f"|{name}" in text for name in BEHIND_MACROS), path
 
 
 @given(st.one_of(st.text(), st.text(alphabet="<>&'\"ab \x00é")))

@@ -254,7 +254,8 @@ def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog
     if isinstance(env, TrackingEnvironment):
         env.tracked = tracked
     env.globals.update(fragment=_fragment_renderer(env, tracked, memo, remember),
-                       fragments=_fragment_list_renderer(env, tracked, memo, remember))
+                       fragments=_fragment_list_renderer(env, tracked, memo, remember),
+                       macros=_macro_modules(env, tracked))
 
 
 class TrackingEnvironment(jinja2.Environment):
@@ -680,6 +681,32 @@ def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: Frag
         return hit[0]
 
     return render
+
+
+def _macro_modules(env: jinja2.Environment, tracked: TrackedCatalog) -> Callable[..., Any]:
+    """``macros(name)``: the macros of a template, made once per page depth and reused.
+
+    The default pages call every macro a theme may override through this, so a project's
+    ``partials/macros.html`` changes them all. ``{% import ... with context %}`` would run the
+    file again for every page (a sixth of a paper page's cost), and a plain ``import`` gives
+    macros no page to link from; the macros' links depend only on the page's depth (as a
+    fragment's do), so one module per depth serves every page. Each use notes the template,
+    as loading it would.
+    """
+    modules: dict[tuple[str, int], Any] = {}
+
+    @jinja2.pass_context
+    def macros(context: jinja2.runtime.Context, name: str) -> Any:
+        depth = _fragment_depth(context)
+        tracked.lookups.add(("template", name))
+        module = modules.get((name, depth))
+        if module is None:
+            absolute = depth == -1
+            module = modules[name, depth] = env.get_template(name).make_module(
+                {"page_url": "404.html" if absolute else "_/" * depth, "absolute_links": absolute})
+        return module
+
+    return macros
 
 
 class TrackedMapping(Mapping[str, Any]):

@@ -58,18 +58,6 @@ def path_breaks(path: object) -> Markup:
     return Markup("/<wbr>".join(esc(part) for part in str(path).split("/")))
 
 
-@jinja2.pass_context
-def subject_chips(context: Context, codes: Iterable[str]) -> Markup:
-    """Subject codes as ``partials/macros.html``'s ``subject_chip`` draws them, space-separated."""
-    catalog, href = context["catalog"], context.environment.filters["href"]
-    return Markup(" ".join(_chip(href(context, s), s.name, s.code)
-                           for s in (catalog.subject(code) for code in codes)))
-
-
-def _chip(url: str, name: str, code: str) -> str:
-    return f'<a class="chip" href="{esc(url)}" title="{esc(name)}">{esc(code)}</a>'
-
-
 def link_buttons(paper: Paper, cls: str = "button") -> Markup:
     """A paper's curated outbound links (arXiv, PDF, code, ...) as ``paper_links`` draws them."""
     cls = esc(cls)
@@ -93,9 +81,7 @@ def counted_names(context: Context, pairs: Iterable[tuple[Author, int]], noun: s
         for a, n in pairs))
 
 
-FILTERS = {"author_links": author_links, "subject_chips": subject_chips,
-           "link_buttons": link_buttons, "counted_names": counted_names, "path_breaks": path_breaks}
+FILTERS = {"author_links": author_links, "link_buttons": link_buttons, "counted_names": counted_names, "path_breaks": path_breaks}
 """The filters render.make_environment adds for these (``paper|author_links(false)``, ...)."""
 
-__all__ = ["FILTERS", "author_links", "counted_names", "esc", "link_buttons", "path_breaks",
-           "subject_chips"]
+__all__ = ["FILTERS", "author_links", "counted_names", "esc", "link_buttons", "path_breaks"]

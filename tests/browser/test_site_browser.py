@@ -95,7 +95,7 @@ def test_navigation_works_under_the_sub_path(page, demo_base, visit) -> None:
     page.wait_for_url(demo_base + "authors/")
     page.get_by_role("link", name="Jiamang Wang").first.click()
     page.wait_for_url(demo_base + "authors/jiamang-wang/")
-    page.locator(".paper-title a").first.click()
+    page.locator(".paper-item > :first-child a").first.click()
     assert page.url.startswith(demo_base + "papers/")
     page.locator(".facts a.chip").first.click()
     assert page.url.startswith(demo_base + "subjects/")
@@ -150,7 +150,7 @@ def test_lists_link_to_abstracts_which_read_without_javascript(chromium, demo_ba
     page.goto(demo_base + "authors/jiamang-wang/")
     assert page.locator(".paper-item").count() == 21 and page.locator(".abstract").count() == 0
     assert page.locator(".theme-toggle").is_hidden()  # shown by JavaScript only
-    page.locator(".paper-item .paper-title a").first.click()
+    page.locator(".paper-item > :first-child a").first.click()
     assert page.locator(".abstract-section .abstract").is_visible()
     context.close()
 
@@ -197,10 +197,10 @@ def test_paper_page_math_authors_and_buttons(page, demo_base, edge_base, visit) 
 
 def test_hostile_titles_are_text(page, edge_base, visit) -> None:
     visit(edge_base + "papers/")
-    hostile = page.locator(".paper-title a", has_text="Hostile")
+    hostile = page.locator(".paper-item > :first-child a", has_text="Hostile")
     assert "<img src=x" in hostile.inner_text()
     assert page.evaluate("window.__pwned") is None
-    assert page.locator(".paper-title img").count() == 0
+    assert page.locator(".paper-item > :first-child img").count() == 0
 
 
 def test_print_shows_content_and_abstracts(page, demo_base, visit) -> None:
