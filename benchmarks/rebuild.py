@@ -55,9 +55,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-from site_gen.build import Builder, builtin_theme_dir  # noqa: E402
-from site_gen.output import Staging  # noqa: E402
-from site_gen.session import Rebuild, WatchSession, rebuild_line  # noqa: E402
+from site_gen.incremental.builder import Builder  # noqa: E402
+from site_gen.live.session import Rebuild, WatchSession, rebuild_line  # noqa: E402
+from site_gen.pipeline import builtin_theme_dir  # noqa: E402
+from site_gen.write.tree import Staging  # noqa: E402
 
 sys.path.insert(0, str(HERE))
 from run import GRAVEYARD, bury, ensure_hugo  # noqa: E402 (benchmarks/ is not a package)
@@ -488,7 +489,7 @@ def watched(project: Path, output: Path) -> tuple[WatchSession, dict[int, float]
     discard(builder.output)
     swapped: dict[int, float] = {}
     session = WatchSession(builder, say=lambda line: None, warn=print_problem)
-    finish = builder.tree._finish  # the swap that puts a staged site in place (output.py)
+    finish = builder.tree._finish  # the swap that puts a staged site in place (write/tree.py)
 
     def timed_finish(staging: Staging) -> None:
         finish(staging)
