@@ -2,7 +2,8 @@
 """Rebuild latency after each kind of edit, next to the full build, on a generated corpus.
 
     python3 benchmarks/rebuild.py [--papers 10000] [--seed 1] [--runs 5] [--work DIR]
-                                  [--kinds a,b,c,d,e,f,g,h,i] [--no-hugo] [--no-extras]
+                                  [--kinds a,b,c,d,e,f,g,h,i] [--full-runs 3] [--hugo-runs N]
+                                  [--no-hugo] [--no-extras]
 
 1. Generates the corpus with ``benchmarks/gen_corpus.py`` (kept in DIR between runs), with
    its Hugo form unless ``--no-hugo``, and adds what some edits change: a ``curation.yaml``
@@ -76,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--runs", type=int, default=5, help="runs of each measurement (>= 3)")
+    parser.add_argument("--runs", type=int, default=5, help="runs of each kind of edit")
+    parser.add_argument("--full-runs", type=int, default=3,
+                        help="full builds timed, the base of every percentage (default 3)")
     parser.add_argument("--hugo-runs", type=int, default=None,
                         help="runs of each Hugo measurement (default: --runs)")
     parser.add_argument("--work", type=Path, default=None,
@@ -95,14 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work or HERE / "out" / f"rebuild-{args.papers}-{args.seed}"
     project = make_corpus(work, args.papers, args.seed, hugo is not None)
     prepare(project)
-    runs = max(3, args.runs)
-    full = [time_full_build(project, work / f"clean{i}") for i in range(3)]
+    runs = max(1, args.runs)
+    full = [time_full_build(project, work / f"clean{i}") for i in range(max(1, args.full_runs))]
     print(f"full build (site-gen build, empty output): {fmt(full)}", flush=True)
     timed = time_kinds(project, kinds, runs)
     theirs: dict[str, list[float]] = {}
     if hugo is not None:
         theirs = time_hugo(hugo, project, [k for k in kinds if KINDS[k].hugo is not None],
-                           max(3, args.hugo_runs or runs))
+                           max(1, args.hugo_runs or runs))
     report_kinds(args.papers, full, kinds, timed, theirs, hugo is not None)
     if not args.no_extras:
         first = time_first_edit(project, runs)
