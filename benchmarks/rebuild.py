@@ -56,10 +56,10 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-from site_gen.incremental.builder import Builder  # noqa: E402
-from site_gen.live.session import Rebuild, WatchSession, rebuild_line  # noqa: E402
-from site_gen.pipeline import builtin_theme_dir  # noqa: E402
-from site_gen.write.tree import Staging  # noqa: E402
+from site_gen.incremental.builder import Builder
+from site_gen.live.session import Rebuild, WatchSession, rebuild_line
+from site_gen.pipeline import builtin_theme_dir
+from site_gen.write.tree import Staging
 
 sys.path.insert(0, str(HERE))
 from run import GRAVEYARD, bury, ensure_hugo  # noqa: E402 (benchmarks/ is not a package)
@@ -275,7 +275,7 @@ def curation_file(project: Path) -> Path:
 def curation_text(project: Path, revised: bool) -> str:
     """A ``curation.yaml`` whose one entry fixes the title of the first dump's second paper
     (matched by its abstract's start): its own title, or a revised one."""
-    path, lines, _, _ = dump_lines(project)
+    _, lines, _, _ = dump_lines(project)
     longs = [i for i, line in enumerate(lines) if len(line) > 300]
     at = longs[1]
     title = max(i for i in range(at) if lines[i].strip())

@@ -642,7 +642,7 @@ class TrackedPage:
     ``("page-body", slug)``, so that editing a page's text re-renders the pages that show the
     text, not every page whose navigation links it (the Builder tracks the bodies apart)."""
 
-    __slots__ = ("_page", "_owner")
+    __slots__ = ("_owner", "_page")
 
     def __init__(self, page: Any, owner: TrackedCatalog) -> None:
         self._page, self._owner = page, owner
