@@ -62,7 +62,7 @@ from site_gen.pipeline import builtin_theme_dir
 from site_gen.write.tree import Staging
 
 sys.path.insert(0, str(HERE))
-from run import GRAVEYARD, bury, ensure_hugo  # noqa: E402 (benchmarks/ is not a package)
+from run import GRAVEYARD, bury, ensure_hugo
 
 EDIT_MARK = "-edited"
 TITLE_MARK = "Edited: "
