@@ -274,15 +274,20 @@ def curation_file(project: Path) -> Path:
 
 def curation_text(project: Path, revised: bool) -> str:
     """A ``curation.yaml`` whose one entry fixes the title of the first dump's second paper
-    (matched by its abstract's start): its own title, or a revised one."""
+    (matched by its title: an abstract's start may be shared at 10,000 papers): its own
+    title, or a revised one."""
     _, lines, _, _ = dump_lines(project)
-    longs = [i for i, line in enumerate(lines) if len(line) > 300]
-    at = longs[1]
-    title = max(i for i in range(at) if lines[i].strip())
-    opening = " ".join(lines[at].split()[:12]).replace('"', "")
-    fixed = lines[title].replace('"', "'") + (CURATION_TITLE if revised else "")
+    at = [i for i, line in enumerate(lines) if len(line) > 300][1]
+    title = lines[max(i for i in range(at) if lines[i].strip())]
+    fixed = title + (CURATION_TITLE if revised else "")
     return (f"# Made by benchmarks/rebuild.py: one title fix, edited by its (g) runs\n"
-            f"papers:\n  - match: {{abstract: \"{opening}\"}}\n    title: \"{fixed}\"\n")
+            f"papers:\n  - match: {{title: {yaml_quoted(title)}}}\n"
+            f"    title: {yaml_quoted(fixed)}\n")
+
+
+def yaml_quoted(text: str) -> str:
+    """``text`` as a single-quoted YAML scalar (no escapes but a doubled quote)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def edit_curation(project: Path, undo: bool = False) -> tuple[Path, float]:
