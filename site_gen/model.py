@@ -8,7 +8,8 @@ which pages read a paper list or an abstract.
 An author's or subject's list of papers (``members``) is not part of its equality: a page
 that shows an author (a name, a link) does not change when one of their papers is renamed.
 It is read through ``paper_ids``, which tells the page being rendered (render/engine.py) that it
-read the list, so that a rebuild knows which pages show it (incremental/cache.py). A paper's abstract is
+read the list, so that a rebuild knows which pages show it (incremental/cache.py). An
+author's dumps (``profiles``, with their record counts) likewise. A paper's abstract is
 read through ``abstract`` likewise: most pages that list a paper do not show its abstract,
 and a rebuild after an abstract edit then leaves them as they are.
 """
@@ -27,8 +28,9 @@ Lookup = tuple[str, str]
 
 _READS: ContextVar[Callable[[str, str], None] | None] = ContextVar("site_gen_reads", default=None)
 """Told ``("author-papers", id)`` or ``("subject-papers", code)`` when a paper list is read,
-and ``("paper-abstract", id)`` when an abstract is. A context variable, not a global: only
-the code inside ``noting_reads`` (one page rendering) is told, in its own thread or task."""
+``("author-profiles", id)`` when an author's dumps are, and ``("paper-abstract", id)`` when
+an abstract is. A context variable, not a global: only the code inside ``noting_reads`` (one
+page rendering) is told, in its own thread or task."""
 
 
 @contextmanager
@@ -166,7 +168,11 @@ class Author:
     name: str
     members: tuple[str, ...] = field(compare=False)
     """The ids of their papers; read them as ``paper_ids`` (see the module's docstring)."""
-    profiles: tuple[Profile, ...] = ()
+    own_profiles: tuple[Profile, ...] = field(default=(), compare=False)
+    """Their dumps, with each one's record count; read them as ``profiles`` or ``profiled``
+    (like ``members``: a record added to a dump changes its count, and a dump deleted makes
+    its owner a co-author, which only the pages that show the profiles show, not every page
+    that names the owner)."""
     affiliation: str | None = None
     homepage: str | None = None
     variants: tuple[str, ...] = ()
@@ -182,9 +188,20 @@ class Author:
         return self.members
 
     @property
+    def profiles(self) -> tuple[Profile, ...]:
+        """Their dumps (noted as read, while a page renders)."""
+        note = _READS.get()
+        if note is not None:
+            note("author-profiles", self.id)
+        return self.own_profiles
+
+    @property
     def profiled(self) -> bool:
-        """True when some dump is this person's own profile."""
-        return bool(self.profiles)
+        """True when some dump is this person's own profile (noted as reading the profiles)."""
+        note = _READS.get()
+        if note is not None:
+            note("author-profiles", self.id)
+        return bool(self.own_profiles)
 
     def __hash__(self) -> int:
         """By id (see Paper.__hash__)."""

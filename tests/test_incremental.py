@@ -50,6 +50,8 @@ STEPS: list[Step] = [
     ("edit an abstract", lambda p: edit(p, "content/dumps/a.txt", "We present a scheduler for caches",
                                         "We present a new scheduler for caches")),
     ("edit a title", lambda p: edit(p, "content/dumps/a.txt", "Elastic Caches", "Elastic KV Caches")),
+    ("change a dump's count line alone", lambda p: edit(p, "content/dumps/a.txt", "5 records",
+                                                        "At least 6 records")),
     ("change a year", lambda p: edit(p, "content/dumps/a.txt", "arXiv2023", "arXiv2021")),
     ("add a co-author dump", lambda p: write(p, "content/dumps/b.txt", coauthor_dump("Bo Wu", BO))),
     ("add a subject", lambda p: edit(p, "content/dumps/a.txt", "cs.DC↗", "cs.DC↗\n\ncs.AI↗")),
@@ -346,6 +348,38 @@ def test_an_abstract_edit_renders_only_the_pages_that_show_the_abstract(site: Bu
     assert not [name for name in result.written.changed if name.endswith(".bib")]
     assert build(site.project, tmp_path / "clean").ok
     assert read_tree(site.output) == read_tree(tmp_path / "clean")
+
+
+def test_a_record_count_change_renders_only_the_pages_that_show_the_profile(
+        site: Builder, tmp_path: Path) -> None:
+    """A dump's count line is shown on its owner's page (and in the authors export), not on
+    the pages that merely name the owner (model.Author.profiles)."""
+    result = rebuild(site, lambda: edit(site.project, "content/dumps/a.txt", "3 records",
+                                        "At least 4 records"))
+    pages = sorted(name for name in result.written.changed if name.endswith(".html"))
+    assert result.rendered == 1 and pages == ["authors/ann-lee/index.html"]
+    assert "authors.json" in result.written.changed
+    assert build(site.project, tmp_path / "clean").ok
+    assert read_tree(site.output) == read_tree(tmp_path / "clean")
+
+
+def test_a_navigation_page_edit_renders_that_page_and_those_that_show_its_text(
+        make_project, tmp_path: Path) -> None:
+    """Every page links a navigation page by its title; only the page itself shows its text,
+    unless a theme shows it elsewhere (its reads are noted, render/engine.py's TrackedPage)."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN),
+                            "content/pages/about.md": "---\ntitle: About\n---\nHi.\n"})
+    builder = Builder(project, keep_spare=True)
+    assert builder.build().ok
+    result = rebuild(builder, lambda: edit(project, "content/pages/about.md", "Hi.", "Hello."))
+    assert result.rendered == 1 and result.written.changed == ("about/index.html",)
+    write(project, "templates/base.html", '{% extends "!theme/base.html" %}{% block scripts %}'
+          "{% for p in nav_pages %}{{ p.body }}{% endfor %}{% endblock %}")
+    assert builder.build().ok
+    result = rebuild(builder, lambda: edit(project, "content/pages/about.md", "Hello.", "Hey."))
+    assert result.rendered > 1 and "index.html" in result.written.changed
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
 
 
 def test_a_theme_that_lists_abstracts_renders_its_lists_again(make_project, tmp_path: Path) -> None:

@@ -1,5 +1,7 @@
 """Incremental equals clean, as a property: random sequences of edits, additions, deletions and
-renames of dumps, each followed by an incremental build, end byte-identical to a clean build.
+renames of dumps, records appended to or taken from a dump, count lines changed, curation
+title fixes and page edits, each followed by an incremental build, end byte-identical to a
+clean build.
 
 CI runs a few sequences; ``SITE_GEN_FUZZ=long`` runs many (docs/security.md).
 """
@@ -7,6 +9,7 @@ CI runs a few sequences; ``SITE_GEN_FUZZ=long`` runs many (docs/security.md).
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -33,12 +36,31 @@ operation = st.one_of(
     st.tuples(st.just("retitle"), st.integers(0, 5)),
     st.tuples(st.just("delete"), st.integers(0, 5)),
     st.tuples(st.just("rename"), st.integers(0, 5), st.integers(0, 5)),
+    st.tuples(st.just("append"), st.integers(0, 5), st.integers(0, len(POOL) - 1)),
+    st.tuples(st.just("drop"), st.integers(0, 5)),
+    st.tuples(st.just("claim"), st.integers(0, 5)),
+    st.tuples(st.just("curation"), st.integers(0, len(POOL) - 1), st.booleans()),
+    st.tuples(st.just("page"), st.integers(0, 2)),
 )
+COUNT = re.compile(r"^(At least )?(\d+) records?", re.MULTILINE)
 
 
 def apply(dumps: Path, op: tuple) -> None:
-    """Apply one operation to the dumps folder; operations on missing files do nothing."""
+    """Apply one operation to the dumps folder (or, for ``curation`` and ``page``, to the
+    content folder beside it); operations on missing files do nothing."""
     kind, slot = op[0], dumps / f"{op[1]}.txt"
+    if kind in ("append", "drop", "claim"):
+        recount(slot, kind, op)
+    elif kind == "curation":  # a title fix (a new slug), or the entry taken out
+        _, title, abstract_text, _ = POOL[op[1]]
+        entry = (f'  - match: {{abstract: "{abstract_text[:40]}"}}\n    title: "{title} Fixed"\n'
+                 if op[2] else "")
+        (dumps.parent / "curation.yaml").write_text("papers:\n" + entry if entry
+                                                    else "papers: []\n", encoding="utf-8")
+    elif kind == "page":  # a Markdown page edited (it is in the navigation)
+        (dumps.parent / "pages").mkdir(exist_ok=True)
+        (dumps.parent / "pages" / "about.md").write_text(
+            f"---\ntitle: About\n---\nVersion {op[1]} of this page.\n", encoding="utf-8")
     if kind == "listing":
         slot.write_text(listing_dump(op[2], [POOL[i] for i in sorted(op[3])]), encoding="utf-8")
     elif kind == "coauthor":
@@ -57,6 +79,31 @@ def apply(dumps: Path, op: tuple) -> None:
         slot.unlink()
     elif kind == "rename" and slot.exists():
         slot.rename(dumps / f"{op[2]}.txt")
+
+
+def recount(slot: Path, kind: str, op: tuple) -> None:
+    """In a listing dump: a record appended or the last one taken out (its count line
+    following), or only its count line changed (``claim``: the profile alone changes)."""
+    if not slot.exists():
+        return
+    text = slot.read_text(encoding="utf-8")
+    found = COUNT.search(text)
+    if found is None:  # a co-author dump
+        return
+    at_least, n = found.group(1) or "", int(found.group(2))
+    if kind == "append":
+        year, title, abstract_text, subjects = POOL[op[2]]
+        text += f"arXiv{year}\n\n{title}\n\n{abstract_text}\n\n{subjects[0]}↗\n\n"
+        n += 1
+    elif kind == "drop":
+        cut = text.rfind("arXiv", found.end())
+        if cut < 0 or n <= 1:
+            return
+        text, n = text[:cut], n - 1
+    else:
+        at_least = "" if at_least else "At least "
+    count = f"{at_least}{n} record{'s' if n != 1 else ''}"
+    slot.write_text(text[:found.start()] + count + text[found.end():], encoding="utf-8")
 
 
 SETTINGS = settings(max_examples=60 if LONG else 6, deadline=None, derandomize=not LONG,

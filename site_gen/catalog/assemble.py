@@ -609,7 +609,7 @@ def _authors(papers: list[Paper], ids: dict[str, str], dumps: Sequence[Dump], na
 
 def _author(author_id: str, name: str, paper_ids: tuple[str, ...], profiles: tuple[Profile, ...],
             edit: AuthorEdit | None) -> Author:
-    return Author(id=author_id, name=name, members=paper_ids, profiles=profiles,
+    return Author(id=author_id, name=name, members=paper_ids, own_profiles=profiles,
                   affiliation=edit.affiliation if edit else None,
                   homepage=edit.homepage if edit else None,
                   variants=edit.variants if edit else (), aliases=edit.aliases if edit else ())

@@ -27,6 +27,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
 
 from site_gen.catalog.assemble import CatalogMemo, build_catalog
 from site_gen.incremental.cache import FileCache, Lookup, RenderMemory, intern_catalog
@@ -338,10 +339,13 @@ class Builder:
         delta = CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes)
         ahead = ahead if ahead is not None and ahead.started else None
         entries = ahead.entries if ahead is not None else self._bibtex(plan, same_catalog, delta)
-        tracked = {"asset": asset_versions(plan.static), "bibtex": entries}
-        globals_ = {"asset_versions": tracked["asset"], "bibtex": entries,
-                    "nav_pages": tuple(p for p in plan.pages if p.nav)}
-        site = (plan.config, globals_["nav_pages"])  # the globals not tracked per page
+        nav = tuple(p for p in plan.pages if p.nav)
+        tracked = {"asset": asset_versions(plan.static), "bibtex": entries,
+                   "page-body": {p.slug: p.body for p in nav}}
+        globals_ = {"asset_versions": tracked["asset"], "bibtex": entries, "nav_pages": nav}
+        # the globals not tracked per page; a navigation page's body is (render/engine.py's
+        # TrackedPage): editing its text does not re-render every page that links it
+        site = (plan.config, tuple([replace(p, body=Markup()) for p in nav]))
         fresh = self.memory.site != site
         changes = self.memory.changes(plan.changes, tracked, texts)
         stale = self._stale_routes(plan.routes, changes, fresh)

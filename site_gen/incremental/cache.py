@@ -148,7 +148,8 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
 
     An author or subject whose paper list alone changed is a new object, but changes only
     ``("author-papers", id)`` or ``("subject-papers", code)``: a page that showed it without
-    reading that list (model.py) stays as it is. So does a page that showed a paper whose
+    reading that list (model.py) stays as it is; likewise an author whose dumps alone changed
+    (a record count: ``("author-profiles", id)``). So does a page that showed a paper whose
     abstract alone changed (``("paper-abstract", id)``) without reading the abstract.
     """
     if old is None:
@@ -160,7 +161,8 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
                        changes)
     for kinds, before, after in ((("paper", "paper-abstract"), old._papers_by_id,
                                   new._papers_by_id),
-                                 (("author", "author-papers"), old._authors_by_id,
+                                 (("author", "author-papers", "author-profiles"),
+                                  old._authors_by_id,
                                   new._authors_by_id),
                                  (("subject", "subject-papers"), old._subjects_by_code,
                                   new._subjects_by_code)):
@@ -184,7 +186,8 @@ def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozense
 
 def _intern(kind: str, items: tuple[T, ...], before: Mapping[str, T], key: Callable[[T], str],
             changes: set[Lookup]) -> tuple[T, ...]:
-    """Each item, or the previous build's equal one (with an equal paper list, if it has one)."""
+    """Each item, or the previous build's equal one (with an equal paper list and equal
+    profiles, if it has them)."""
     result = []
     for item, previous in zip(items, map(before.get, map(key, items))):
         if previous is item:
@@ -192,7 +195,8 @@ def _intern(kind: str, items: tuple[T, ...], before: Mapping[str, T], key: Calla
             continue
         shown = previous is not None and previous == item
         listed = getattr(previous, "members", None) == getattr(item, "members", None)
-        if previous is not None and shown and listed:
+        profiled = getattr(previous, "own_profiles", None) == getattr(item, "own_profiles", None)
+        if previous is not None and shown and listed and profiled:
             result.append(previous)
             continue
         result.append(item)
@@ -201,6 +205,8 @@ def _intern(kind: str, items: tuple[T, ...], before: Mapping[str, T], key: Calla
                            else ((kind, key(item)),))
         if not listed:
             changes.add((f"{kind}-papers", key(item)))
+        if not profiled:
+            changes.add((f"{kind}-profiles", key(item)))
     return tuple(result)
 
 

@@ -78,13 +78,14 @@ def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = Non
             memo.papers.done()
 
     def authors() -> Iterator[bytes]:
-        remade = after.authors | after.author_papers if after is not None else frozenset()
+        remade = (after.authors | after.author_papers | after.author_profiles
+                  if after is not None else frozenset())
         value = memo.authors.value
         for a in catalog.authors:
             if after is not None and a.id not in remade:
                 yield value(a.id)
                 continue
-            yield memo.authors.get(a.id, (a, a.members, site_url),
+            yield memo.authors.get(a.id, (a, a.members, a.own_profiles, site_url),
                                    lambda: json_bytes(_author(a, site_url)))  # noqa: B023
         if after is not None:
             memo.authors.settle(after.authors_gone)

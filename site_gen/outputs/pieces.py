@@ -40,9 +40,11 @@ class CatalogDelta:
     papers: frozenset[str]
     """Ids of papers changed, added or removed."""
     authors: frozenset[str]
-    """Ids of authors whose shown data (name, profiles, ...) changed, added or removed."""
+    """Ids of authors whose shown data (name, affiliation, ...) changed, added or removed."""
     author_papers: frozenset[str]
     """Ids of authors whose list of papers changed."""
+    author_profiles: frozenset[str]
+    """Ids of authors whose dumps (their record counts) changed."""
     subjects: frozenset[str]
     """Codes of subjects changed, added or removed."""
     subject_papers: frozenset[str]
@@ -62,7 +64,8 @@ class CatalogDelta:
         if previous is None or changes is None:
             return None
         named: dict[str, set[str]] = {"paper": set(), "author": set(), "author-papers": set(),
-                                      "subject": set(), "subject-papers": set()}
+                                      "author-profiles": set(), "subject": set(),
+                                      "subject-papers": set()}
         for kind, key in changes:
             if kind in named:
                 named[kind].add(key)
@@ -76,6 +79,7 @@ class CatalogDelta:
                          or not subjects.isdisjoint(p.subjects))
         return cls(previous, papers=frozenset(papers), authors=frozenset(authors),
                    author_papers=frozenset(named["author-papers"]),
+                   author_profiles=frozenset(named["author-profiles"]),
                    subjects=frozenset(subjects), subject_papers=frozenset(named["subject-papers"]),
                    papers_shown=frozenset(shown),
                    papers_gone=frozenset(i for i in papers if i not in catalog._papers_by_id),

@@ -336,7 +336,7 @@ def _docs_after(catalog: Catalog, delta: CatalogDelta, papers: list[Paper],
     shown = delta.papers_shown
     for at in itertools.compress(range(len(papers)), map(shown.__contains__, map(_ID, papers))):
         paper_docs[at] = _paper_piece(catalog, papers[at], pieces)
-    authors_made = delta.authors | delta.author_papers
+    authors_made = delta.authors | delta.author_papers | delta.author_profiles
     docs = paper_docs + [_author_piece(a, pieces) if a.id in authors_made
                          else value(("a", a.id)) for a in authors]
     pieces.settle([("p", i) for i in delta.papers_gone] + [("a", i) for i in delta.authors_gone])
@@ -496,7 +496,7 @@ def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocP
 
 
 def _author_piece(author: Author, memo: Pieces[DocPiece]) -> DocPiece:
-    return memo.get(("a", author.id), (author, author.members),  # its count is shown
+    return memo.get(("a", author.id), (author, author.members, author.profiled),  # shown
                     lambda: _make_piece(*_author_made(author)))
 
 

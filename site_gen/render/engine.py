@@ -249,7 +249,9 @@ def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog
         return _url(context, ASSETS + name) + f"?v={versions.get(name, '0')}"
 
     env.filters["asset"] = asset
-    env.globals.update(globals_, **wrapped, site=site, catalog=tracked,
+    nav = {"nav_pages": tuple(TrackedPage(p, tracked) for p in globals_["nav_pages"])
+           } if "nav_pages" in globals_ else {}
+    env.globals.update(globals_, **wrapped, **nav, site=site, catalog=tracked,
                        generator=f"site-gen {__version__}", source_url=SOURCE_URL)
     if isinstance(env, TrackingEnvironment):
         env.tracked = tracked
@@ -730,6 +732,22 @@ class TrackedMapping(Mapping[str, Any]):
     def __len__(self) -> int:
         self._owner.lookups.add(("*", self._kind))
         return len(self._data)
+
+
+class TrackedPage:
+    """A Markdown page in the navigation (``nav_pages``): reading its ``body`` is noted as
+    ``("page-body", slug)``, so that editing a page's text re-renders the pages that show the
+    text, not every page whose navigation links it (the Builder tracks the bodies apart)."""
+
+    __slots__ = ("_owner", "_page")
+
+    def __init__(self, page: Any, owner: TrackedCatalog) -> None:
+        self._page, self._owner = page, owner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "body":
+            self._owner.lookups.add(("page-body", self._page.slug))
+        return getattr(self._page, name)
 
 
 class TrackedSequence(Sequence[Any]):
