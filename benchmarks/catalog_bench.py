@@ -31,11 +31,12 @@ sys.path.insert(0, str(HERE))
 
 from rebuild import EDIT_MARK, edit_one_dump, first_dump
 
-from site_gen.build import CONTENT_DIR, Builder
-from site_gen.cache import intern_catalog
-from site_gen.catalog import CatalogMemo, build_catalog
-from site_gen.curation import CURATION_FILE, load_curation
+from site_gen.catalog.assemble import CatalogMemo, build_catalog
+from site_gen.incremental.builder import Builder
+from site_gen.incremental.cache import intern_catalog
 from site_gen.model import Catalog, Dump
+from site_gen.pipeline import CONTENT_DIR
+from site_gen.read.curation import CURATION_FILE, load_curation
 
 ADDED = "zzz_added.txt"
 
@@ -71,7 +72,7 @@ def read(builder: Builder) -> list[Dump]:
 def timed(make: Callable[[], tuple[Catalog, list]], previous: Catalog) -> tuple[Catalog, list, float]:
     """The catalog (interned against ``previous``), its diagnostics and the seconds taken.
 
-    As in a watch session (session.py), what is alive is frozen and collection is off."""
+    As in a watch session (live/session.py), what is alive is frozen and collection is off."""
     gc.freeze()
     gc.disable()
     try:

@@ -40,9 +40,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-from site_gen.build import Builder
-from site_gen.output import Staging
-from site_gen.session import WatchSession, rebuild_line
+from site_gen.incremental.builder import Builder
+from site_gen.live.session import WatchSession, rebuild_line
+from site_gen.write.tree import Staging
 
 sys.path.insert(0, str(HERE))
 from run import GRAVEYARD, bury  # noqa: E402 (benchmarks/ is not a package)
@@ -132,7 +132,7 @@ def watched(project: Path, output: Path) -> tuple[WatchSession, dict[int, float]
     discard(builder.output)
     swapped: dict[int, float] = {}
     session = WatchSession(builder, say=lambda line: None, warn=print_problem)
-    finish = builder.tree._finish  # the swap that puts a staged site in place (output.py)
+    finish = builder.tree._finish  # the swap that puts a staged site in place (write/tree.py)
 
     def timed_finish(staging: Staging) -> None:
         finish(staging)

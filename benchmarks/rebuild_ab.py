@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None,
                         help="where the corpora go (default: benchmarks/out/ab-N)")
     args = parser.parse_args(argv)
-    if not (args.old / "site_gen" / "build.py").is_file():
+    if not (args.old / "site_gen" / "incremental/builder.py").is_file():
         sys.exit(f"{args.old} is not a checkout of site-gen")
     sys.path.insert(0, str(HERE))
     from rebuild import make_corpus  # here: the child must import site_gen first

@@ -34,8 +34,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -73,9 +73,9 @@ def measure(src: Path, project: Path, templates: str, profile: Path | None,
             ) -> tuple[dict[str, tuple[int, float]], dict[str, str]]:
     """Plan once, render every selected route once: {template: (pages, seconds)} and digests."""
     sys.path.insert(0, str(src.resolve()))
-    from site_gen.build import Builder
-    from site_gen.citations import bibtex_entries
-    from site_gen.render import FragmentMemo, asset_versions, make_environment, render_pages
+    from site_gen.incremental.builder import Builder
+    from site_gen.outputs.citations import bibtex_entries
+    from site_gen.render.engine import FragmentMemo, asset_versions, make_environment, render_pages
 
     plan, diagnostics, _, _ = Builder(project, output=project / "_bench_unused").plan()
     if plan is None:
@@ -115,7 +115,7 @@ def render_into_memory(render_pages: Callable[..., Any], env: Any, routes: tuple
     """Pages' bytes by name, from a render_pages that writes into a writer (now) or returns
     them (source trees older than the streaming output)."""
     if "writer" in inspect.signature(render_pages).parameters:
-        from site_gen.render import MemoryWriter
+        from site_gen.render.engine import MemoryWriter
         writer = MemoryWriter()
         render_pages(env, routes, plan.config, plan.catalog, globals_, writer, workers=1,
                      fragments=memo)

@@ -9,7 +9,7 @@ dump is edited, and the edited catalog is read again and interned against the fi
 Builder does. Then ``plan_routes`` on the edited catalog is timed without a memo and with a
 memo filled by planning the first catalog (best of ``--runs``), and its routes and diagnostics
 are checked equal to the fresh plan's. Every dump is put back afterwards, even on failure.
-The garbage collector is paused while timing, as in a watch session (session.py).
+The garbage collector is paused while timing, as in a watch session (live/session.py).
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from site_gen.build import CONTENT_DIR, dump_files
-from site_gen.cache import intern_catalog
-from site_gen.catalog import build_catalog
-from site_gen.curation import CURATION_FILE, load_curation
+from site_gen.catalog.assemble import build_catalog
+from site_gen.incremental.cache import intern_catalog
 from site_gen.model import Catalog
-from site_gen.pages import read_pages
-from site_gen.readers import read_dump
-from site_gen.routes import RouteMemo, plan_routes
+from site_gen.pipeline import CONTENT_DIR, dump_files
+from site_gen.plan.routes import RouteMemo, plan_routes
+from site_gen.read.curation import CURATION_FILE, load_curation
+from site_gen.read.dumps import read_dump
+from site_gen.read.pages import read_pages
 
 _RECORD = re.compile(r"^arXiv\d*$")
 

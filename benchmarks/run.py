@@ -216,7 +216,7 @@ def site_gen(root: Path, out: Path, fresh: bool, jobs: int | None) -> Run:
 
 
 def wait_for_trash(out: Path, limit: float = 120.0) -> None:
-    """Let the background deletion of the previous site (output.py) finish before the next
+    """Let the background deletion of the previous site (write/tree.py) finish before the next
     measurement, so its disk work is not counted against whatever runs next."""
     deadline = time.monotonic() + limit
     while any(out.parent.glob(f".{out.name}.trash-*")) and time.monotonic() < deadline:

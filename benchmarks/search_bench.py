@@ -79,7 +79,7 @@ def run(cmd: list[str], **kwargs: object) -> None:
 
 def build_corpus(work: Path, papers: int, seed: int) -> tuple[Path, object]:
     """Generate and build the corpus; returns the site folder and the catalog."""
-    from site_gen.build import Builder
+    from site_gen.incremental.builder import Builder
 
     project = work / f"corpus-{papers}-{seed}"
     if not (project / "content").is_dir():
@@ -105,7 +105,7 @@ def install_peers(work: Path, peers: list[str]) -> Path:
 
 def peer_documents(catalog: object) -> list[dict[str, object]]:
     """The papers as plain records: the same text site-gen's index holds."""
-    from site_gen.search import ordered_papers, search_docs
+    from site_gen.outputs.search import ordered_papers, search_docs
 
     docs = search_docs(catalog)  # type: ignore[arg-type]
     names = {s.code: s.name for s in catalog.subjects}  # type: ignore[attr-defined]

@@ -77,7 +77,7 @@ PAGEFIND_SEARCH = """async (query) => {
 
 def build_demo(work: Path) -> tuple[Path, object]:
     """The demo site, built into WORK/site; returns it and its catalog."""
-    from site_gen.build import Builder
+    from site_gen.incremental.builder import Builder
 
     result = Builder(REPO, output=work / "site").build()
     if not result.ok:

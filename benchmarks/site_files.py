@@ -22,8 +22,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from site_gen.build import Builder, _site_files_key
-from site_gen.memo import Carried, CatalogDelta
+from site_gen.incremental.builder import Builder
+from site_gen.outputs.pieces import Carried, CatalogDelta
+from site_gen.pipeline import site_files_key
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from rebuild import EDIT_MARK, edit_one_dump, first_dump
@@ -52,7 +53,7 @@ def files_of(builder: Builder, plan: object, previous: dict[str, bytes] | None =
 def remember(builder: Builder, plan: object, files: dict[str, bytes]) -> None:
     """What a build that wrote would remember: the catalog, and what the files beside the
     pages were made from (the site-file memos are the builder's)."""
-    key = _site_files_key(plan)  # type: ignore[arg-type]
+    key = site_files_key(plan)  # type: ignore[arg-type]
     builder.memory = replace(builder.memory, catalog=plan.catalog,  # type: ignore[attr-defined]
                              site_files=(key, tuple(files)))
 

@@ -51,7 +51,7 @@ PAGES = {
 
 def build_demo(output: Path) -> Path:
     """Build the repository's demo project into ``output``."""
-    from site_gen.build import Builder
+    from site_gen.incremental.builder import Builder
 
     result = Builder(REPO, output).build()
     if not result.ok:

@@ -1,5 +1,5 @@
 """``python -m site_gen``."""
 
-from .cli import program
+from site_gen.cli import program
 
 raise SystemExit(program())

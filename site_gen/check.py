@@ -25,8 +25,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-from .diagnostics import Diagnostic, error
-from .urls import NOT_FOUND, ROBOTS, refresh_target
+from site_gen.plan.urls import NOT_FOUND, ROBOTS, refresh_target
+from site_gen.util.diagnostics import Diagnostic, error
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"

@@ -3,7 +3,7 @@
 Exit codes: 0 success, 1 the input or output has problems (diagnostics printed), 2 usage.
 Output: one summary line per build on stdout (none with ``--quiet``, stage timings and counts
 after it with ``--verbose``), diagnostics on stderr, and on a terminal a progress bar on
-stderr while a large site renders (progress.py; never when piped, in CI or with ``--quiet``).
+stderr while a large site renders (util/progress.py; never when piped, in CI or with ``--quiet``).
 """
 
 from __future__ import annotations
@@ -19,16 +19,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
-from .build import CONTENT_DIR, DEFAULT_OUTPUT, Builder, BuildResult
-from .check import CheckReport, check, infer_site_url
-from .config import CONFIG_FILE, checked_site_url, load_config
-from .curation import CURATION_FILE
-from .diagnostics import STRICT_ALL, Diagnostic, Severity, has_errors
-from .progress import choose_progress
+from site_gen import __version__
+from site_gen.check import CheckReport, check, infer_site_url
+from site_gen.incremental.builder import Builder
+from site_gen.pipeline import CONTENT_DIR, DEFAULT_OUTPUT, BuildResult
+from site_gen.read.config import CONFIG_FILE, checked_site_url, load_config
+from site_gen.read.curation import CURATION_FILE
+from site_gen.util.diagnostics import STRICT_ALL, Diagnostic, Severity, has_errors
+from site_gen.util.progress import choose_progress
 
 if TYPE_CHECKING:
-    from .session import WatchSession  # imported at run time only when watching
+    from site_gen.live.session import WatchSession
 
 
 def program() -> int:
@@ -148,7 +149,7 @@ def _port(text: str) -> int:
 
 def _run_new(args: argparse.Namespace) -> int:
     """``new``: write the project, then say what to do next."""
-    from .scaffold import new_project
+    from site_gen.scaffold import new_project
 
     try:
         written, problem = new_project(args.folder, args.title)
@@ -330,7 +331,7 @@ def _add_serve(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def _run_watch(args: argparse.Namespace) -> int:
     """``build --watch``: the watch loop without a server."""
-    from .session import WatchSession  # watchdog is imported only when watching
+    from site_gen.live.session import WatchSession
 
     builder = Builder(args.project, args.output, site_url=args.site_url, jobs=args.jobs,
                       keep_spare=True, progress=choose_progress(quiet=args.quiet))
@@ -351,8 +352,8 @@ def _run_watch(args: argparse.Namespace) -> int:
 
 def _run_serve(args: argparse.Namespace) -> int:
     """``serve``: bind first (a busy port fails at once), build, then serve and watch."""
-    from .serve import LiveState, PreviewServer
-    from .session import WatchSession
+    from site_gen.live.serve import LiveState, PreviewServer
+    from site_gen.live.session import WatchSession
 
     builder = Builder(args.project, args.output, keep_spare=True,
                       progress=choose_progress(quiet=args.quiet))

@@ -1,13 +1,14 @@
 """Data passed between stages: raw Records from the readers, and the merged Catalog.
 
-Everything here is frozen; relations are by id and resolved through the Catalog's lookups.
-No behaviour beyond lookups lives here, besides noting reads of paper lists and abstracts
-(below).
+The dataclasses are frozen; relations are by id and resolved through the Catalog's lookups.
+Two things here are not: ``Catalog.derived`` (answers worked out once per catalog, such as
+citation keys) and the read note (``watch_reads``, below), through which rendering learns
+which pages read a paper list or an abstract.
 
 An author's or subject's list of papers (``members``) is not part of its equality: a page
 that shows an author (a name, a link) does not change when one of their papers is renamed.
-It is read through ``paper_ids``, which tells the page being rendered (render.py) that it
-read the list, so that a rebuild knows which pages show it (cache.py). A paper's abstract is
+It is read through ``paper_ids``, which tells the page being rendered (render/engine.py) that it
+read the list, so that a rebuild knows which pages show it (incremental/cache.py). A paper's abstract is
 read through ``abstract`` likewise: most pages that list a paper do not show its abstract,
 and a rebuild after an abstract edit then leaves them as they are.
 """
@@ -16,9 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 TitleOrigin = Literal["dump", "curation", "derived"]
+Lookup = tuple[str, str]
+"""One question asked of a catalog, e.g. ``("paper", id)``: what a rebuild compares."""
 
 _read: Callable[[str, str], None] | None = None
 """Told ``("author-papers", id)`` or ``("subject-papers", code)`` when a paper list is read,
@@ -212,6 +215,9 @@ class Catalog:
     _papers_by_id: dict[str, Paper] = field(default_factory=dict, compare=False, repr=False)
     _authors_by_id: dict[str, Author] = field(default_factory=dict, compare=False, repr=False)
     _subjects_by_code: dict[str, Subject] = field(default_factory=dict, compare=False, repr=False)
+    derived: dict[str, Any] = field(default_factory=dict, init=False, compare=False, repr=False)
+    """Answers worked out from this catalog once and kept with it (its authors' names per
+    paper, its citation keys): they go when the catalog goes, and a new catalog starts empty."""
 
     def __post_init__(self) -> None:
         self._papers_by_id.update((p.id, p) for p in self.papers)

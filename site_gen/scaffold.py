@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import SOURCE_URL, __version__
+from site_gen import SOURCE_URL, __version__
 
 INSTALL = f'python -m pip install "site-gen @ git+{SOURCE_URL}@v{__version__}"'
 """How a content-only repository installs the site-gen that made it (docs/deployment.md)."""

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from site_gen.build import Builder, BuildResult
+from site_gen.incremental.builder import Builder
+from site_gen.pipeline import BuildResult
 
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "content" / "dumps"

@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, abstract, build, coauthor_dump, listing_dump, read_tree
-import site_gen.build as build_module
-from site_gen.build import Builder
+
+import site_gen.incremental.builder as build_module
 from site_gen.cli import main
-from site_gen.output import MARKER
-from site_gen.text import esc
+from site_gen.incremental.builder import Builder
+from site_gen.util.text import esc
+from site_gen.write.tree import MARKER
 
 GOOD = {"content/dumps/a.txt": listing_dump("Ann Lee", [
     (2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),

@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import SEEDS, abstract
-from site_gen.catalog import build_catalog
-from site_gen.curation import AuthorEdit, Curation, PaperEdit
-from site_gen.diagnostics import Severity
+
+from site_gen.catalog.assemble import build_catalog
 from site_gen.model import Dump, Link, Record, SourceRef
-from site_gen.readers import read_dump
+from site_gen.read.curation import AuthorEdit, Curation, PaperEdit
+from site_gen.read.dumps import read_dump
+from site_gen.util.diagnostics import Severity
 
 LONG = ("Reinforcement learning post-training of large language models alternates rollout "
         "generation and training. We observe that long-tail responses leave accelerators idle "

@@ -13,11 +13,11 @@ from conftest import SEEDS, abstract
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import site_gen.catalog as catalog_module
-from site_gen.catalog import CatalogMemo, build_catalog
-from site_gen.curation import AuthorEdit, Curation, Pairing, PaperEdit
+import site_gen.catalog.assemble as catalog_module
+from site_gen.catalog.assemble import CatalogMemo, build_catalog
 from site_gen.model import Catalog, Dump, Link, Record, SourceRef
-from site_gen.readers import read_dump
+from site_gen.read.curation import AuthorEdit, Curation, Pairing, PaperEdit
+from site_gen.read.dumps import read_dump
 
 ABSTRACTS = [
     abstract("rollout"),

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from conftest import abstract, build, listing_dump
 
-from site_gen import sitemap
 from site_gen.check import check
 from site_gen.cli import main
+from site_gen.outputs import sitemap
 
 SITE_URL = "https://example.github.io/site-gen/"  # the demo's site.yaml
 

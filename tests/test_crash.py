@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, abstract, build, listing_dump, read_tree
 
 KILLS = int(os.environ.get("SITE_GEN_KILLS", "25"))

@@ -8,7 +8,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from conftest import SEEDS
 
 SUBJECT_NAMES = {

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from conftest import abstract, coauthor_dump, listing_dump, read_tree, write_files
 
-from site_gen import cache
-from site_gen.build import Builder, _parse_dump
-from site_gen.cache import FileCache
+from site_gen.incremental import cache
+from site_gen.incremental.builder import Builder
+from site_gen.incremental.cache import FileCache
+from site_gen.pipeline import parse_dump
 
 DUMPS = {
     **{f"content/dumps/{n:03d}_listing.txt": listing_dump(
@@ -39,8 +40,8 @@ def files_of(project: Path) -> list[tuple[str, Path]]:
                     reason="worker processes are forked")
 def test_dumps_parsed_in_workers_equal_dumps_parsed_here(tmp_path: Path, in_workers) -> None:
     project = write_files(tmp_path / "p", DUMPS)
-    here, _ = FileCache(_parse_dump, processes=1).load(files_of(project))
-    there, parsed = FileCache(_parse_dump, processes=3).load(files_of(project))
+    here, _ = FileCache(parse_dump, processes=1).load(files_of(project))
+    there, parsed = FileCache(parse_dump, processes=3).load(files_of(project))
     assert list(there) == list(here) == [shown for shown, _ in files_of(project)]
     assert parsed == list(here)
     for shown in here:
@@ -65,7 +66,7 @@ def test_a_site_built_with_workers_reading_dumps_is_the_same(make_project, tmp_p
 def test_touched_files_are_not_parsed_again_and_an_edit_is(tmp_path: Path, in_workers) -> None:
     project = write_files(tmp_path / "p", DUMPS)
     files = files_of(project)
-    dumps = FileCache(_parse_dump, processes=2)
+    dumps = FileCache(parse_dump, processes=2)
     first, _ = dumps.load(files)
     for _, path in files:  # the same bytes again, with a new mtime (say, a git checkout)
         path.write_bytes(path.read_bytes())

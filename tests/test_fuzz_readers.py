@@ -13,16 +13,16 @@ import re
 import unicodedata
 
 import pytest
+from conftest import SEEDS, abstract, coauthor_dump, listing_dump, write_files
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from conftest import SEEDS, abstract, coauthor_dump, listing_dump, write_files
-from site_gen.build import Builder
-from site_gen.catalog import _bare, build_catalog
-from site_gen.curation import Curation
-from site_gen.diagnostics import Severity
-from site_gen.readers import read_dump
-from site_gen.text import esc, fold
+from site_gen.catalog.assemble import _bare, build_catalog
+from site_gen.incremental.builder import Builder
+from site_gen.read.curation import Curation
+from site_gen.read.dumps import read_dump
+from site_gen.util.diagnostics import Severity
+from site_gen.util.text import esc, fold
 
 LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
 PROFILE = settings(max_examples=5000 if LONG else 300, deadline=None, derandomize=not LONG,

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import abstract, build, coauthor_dump, listing_dump, read_tree
 
-from site_gen.build import Builder, BuildResult
-from site_gen.output import MARKER
-from site_gen.search import AUTHOR_GROUP, PAPER_GROUP
+from site_gen.incremental.builder import Builder
+from site_gen.outputs.search import AUTHOR_GROUP, PAPER_GROUP
+from site_gen.pipeline import BuildResult
+from site_gen.write.tree import MARKER
 
 ANN = [(2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
        (2023, "Phase Multiplexing for Rollouts", abstract("multiplexing"), ["cs.DC"]),
@@ -156,7 +157,7 @@ def test_a_template_change_renders_the_pages_that_use_it(site: Builder) -> None:
 
 def test_files_beside_the_pages_are_kept_when_the_catalog_did_not_change(site: Builder,
                                                                           monkeypatch) -> None:
-    import site_gen.build as build_module
+    import site_gen.incremental.builder as build_module
 
     def unexpected(*args: object) -> None:
         raise AssertionError("search index, feeds, citations and exports made again")
@@ -171,8 +172,8 @@ def test_files_beside_the_pages_are_kept_when_the_catalog_did_not_change(site: B
 def made_and_carried(monkeypatch) -> tuple[list[str], list[str]]:
     """The names of the files beside the pages the next builds make, and of those they carry
     over from the output (``memo.Carried``)."""
-    import site_gen.build as build_module
-    from site_gen.memo import Carried
+    import site_gen.incremental.builder as build_module
+    from site_gen.outputs.pieces import Carried
 
     made: list[str] = []
     carried: list[str] = []
@@ -279,8 +280,8 @@ def test_watch_session_leaves_no_spare_behind(site: Builder) -> None:
 
 
 def test_a_page_that_iterated_a_collection_is_stale_on_any_change() -> None:
-    from site_gen.cache import is_stale
-    from site_gen.render import frozen_lookups
+    from site_gen.incremental.cache import is_stale
+    from site_gen.render.engine import frozen_lookups
 
     listed = frozen_lookups({("paper", "a"), ("*", "bibtex")})
     plain = frozen_lookups({("paper", "a"), ("author", "b")})
@@ -294,7 +295,7 @@ def test_a_page_that_iterated_a_collection_is_stale_on_any_change() -> None:
 def test_a_build_that_renders_nothing_keeps_the_list_items_for_the_next() -> None:
     from markupsafe import Markup
 
-    from site_gen.render import FragmentMemo
+    from site_gen.render.engine import FragmentMemo
 
     memo = FragmentMemo()
     memo.rotate()  # build A renders an item
@@ -311,9 +312,9 @@ def test_a_build_that_renders_nothing_keeps_the_list_items_for_the_next() -> Non
 def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> None:
     """An author whose paper list alone changed changes ("author-papers", id), not what pages
     that show the author read; a page that reads a list notes it (model.py)."""
-    from site_gen.cache import intern_catalog
+    from site_gen.incremental.cache import intern_catalog
     from site_gen.model import Author, Catalog, Subject, watch_reads
-    from site_gen.render import TrackedCatalog
+    from site_gen.render.engine import TrackedCatalog
 
     ann = Author("ann", "Ann", ("p1",))
     lab = Subject("cs.LG", "Machine Learning", "Computer Science", True, ("p1",))
@@ -377,7 +378,7 @@ def test_an_abstract_read_on_a_page_is_noted_and_its_edit_reported_apart() -> No
     ``paper.abstract`` notes it while watched, and ``repr`` does not read it (model.py)."""
     from dataclasses import replace
 
-    from site_gen.cache import intern_catalog
+    from site_gen.incremental.cache import intern_catalog
     from site_gen.model import Catalog, Paper, watch_reads
 
     old = Paper("p1", "Title", "dump", 2024, ("cs.LG",), "An abstract.", ("ann",), (), False,

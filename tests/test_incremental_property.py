@@ -14,8 +14,8 @@ from conftest import abstract, build, coauthor_dump, listing_dump, read_tree, wr
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from site_gen import render
-from site_gen.build import Builder
+from site_gen.incremental.builder import Builder
+from site_gen.render import engine as render
 
 LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
 OWNERS = ["Ann Lee", "Bo Wu", "José Núñez", "王小明", "Li Na (李娜)", "Li Na", "Wei Wang 0001"]

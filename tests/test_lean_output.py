@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import read_tree
 
-from site_gen.build import Builder, BuildResult
-from site_gen.routes import plan_routes
-from site_gen.urls import output_path
+from site_gen.incremental.builder import Builder
+from site_gen.pipeline import BuildResult
+from site_gen.plan.routes import plan_routes
+from site_gen.plan.urls import output_path
 
 REPO = Path(__file__).resolve().parent.parent
 PAGE_LIMIT = 256 * 1024

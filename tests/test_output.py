@@ -11,8 +11,8 @@ from conftest import read_tree
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import site_gen.output as output_module
-from site_gen.output import MARKER, MARKER_TEXT, OutputTree, StaleOutput, staging_paths
+import site_gen.write.tree as output_module
+from site_gen.write.tree import MARKER, MARKER_TEXT, OutputTree, StaleOutput, staging_paths
 
 V1 = {"index.html": b"home 1", "papers/a/index.html": b"paper a", "papers/b/index.html": b"b 1",
       "assets/site.css": b"css"}

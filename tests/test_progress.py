@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 from conftest import abstract, listing_dump, write_files
 
-from site_gen.build import Builder
 from site_gen.cli import _Reporter, main
-from site_gen.progress import (
+from site_gen.incremental.builder import Builder
+from site_gen.live.session import WatchSession
+from site_gen.live.watch import ChangeKind
+from site_gen.util.progress import (
     NoProgress,
     Progress,
     Stopwatch,
@@ -27,8 +29,6 @@ from site_gen.progress import (
     choose_progress,
     eta_text,
 )
-from site_gen.session import WatchSession
-from site_gen.watch import ChangeKind
 
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 """Any control character but tab and newline: ``\\r``, ``ESC`` (escape codes), backspace, ..."""

@@ -21,11 +21,11 @@ import xmlschema
 from conftest import abstract, build, coauthor_dump, listing_dump, read_tree
 from pylatexenc.latex2text import LatexNodes2Text
 
-from site_gen.catalog import build_catalog
-from site_gen.curation import Curation
+from site_gen.catalog.assemble import build_catalog
 from site_gen.model import Catalog
-from site_gen.readers import read_dump
-from site_gen.text import plain_text
+from site_gen.read.curation import Curation
+from site_gen.read.dumps import read_dump
+from site_gen.util.text import plain_text
 
 DATA = Path(__file__).parent / "data"
 SITE_URL = "https://example.github.io/demo-repo/"
@@ -209,8 +209,8 @@ def test_author_and_index_pages_carry_person_and_catalog(hostile_site: Path) -> 
 def test_list_page_jsonld_is_the_whole_document_made_in_parts(name: str, count: int) -> None:
     """collection_jsonld_html joins memoised items into the text jsonld_html would give the
     whole document, whatever the titles and page name hold (quotes, markup, the splice key)."""
-    from site_gen.config import Config
-    from site_gen.metadata import collection_jsonld, collection_jsonld_html, jsonld_html
+    from site_gen.read.config import Config
+    from site_gen.render.metadata import collection_jsonld, collection_jsonld_html, jsonld_html
 
     titles = [HOSTILE, CURATED, '"hasPart": [] \\u003c & \'x\'']
     catalog = catalog_of(titles[:count])

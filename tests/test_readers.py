@@ -6,10 +6,10 @@ import codecs
 from pathlib import Path
 
 import pytest
-
 from conftest import SEEDS, abstract, coauthor_dump, listing_dump
-from site_gen.diagnostics import Severity
-from site_gen.readers import read_dump
+
+from site_gen.read.dumps import read_dump
+from site_gen.util.diagnostics import Severity
 
 SEED_COUNTS = {"000": (18, "Jiamang Wang", "listing"), "001": (7, "Zhenxuan Pan", "listing"),
                "003": (7, "Jiamang Wang", "coauthor")}

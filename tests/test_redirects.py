@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from conftest import abstract, build, listing_dump
 
-from site_gen.build import Builder
 from site_gen.check import check_site
 from site_gen.cli import main
-from site_gen.diagnostics import Severity
-from site_gen.redirects import LOCK_FILE, read_lock
+from site_gen.incremental.builder import Builder
+from site_gen.plan.redirects import LOCK_FILE, read_lock
+from site_gen.util.diagnostics import Severity
 
 OLD, NEW = "papers/tail-batching-for-synchronous-rl/", "papers/tail-batching-revisited/"
 DUMP = listing_dump("M. Kowalska", [

@@ -15,14 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
 
-from site_gen.build import Builder
-from site_gen.cache import intern_catalog
-from site_gen.catalog import build_catalog
-from site_gen.curation import AuthorEdit, Curation
+from site_gen.catalog.assemble import build_catalog
+from site_gen.incremental.builder import Builder
+from site_gen.incremental.cache import intern_catalog
 from site_gen.model import Catalog, Dump, Paper, Record, SourceRef
-from site_gen.pages import Page
-from site_gen.related import RELATED_LIMIT, by_authors
-from site_gen.routes import COAUTHORS, RouteMemo, _paper_lists, plan_routes
+from site_gen.plan.related import RELATED_LIMIT, by_authors
+from site_gen.plan.routes import COAUTHORS, RouteMemo, _paper_lists, plan_routes
+from site_gen.read.curation import AuthorEdit, Curation
+from site_gen.read.pages import Page
 
 
 def reference(own: int, groups: list[tuple[int, ...]]) -> list[int]:

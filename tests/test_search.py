@@ -9,7 +9,7 @@ from conftest import abstract, build, listing_dump
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from site_gen.search import (
+from site_gen.outputs.search import (
     DIGITS,
     EXCERPT_CHARS,
     INDEX_DIR,
@@ -159,12 +159,12 @@ def test_hostile_text_is_escaped_in_every_index_file(make_project) -> None:
 @given(st.text(alphabet=st.characters(max_codepoint=0x7f), max_size=30) | st.text(max_size=30))
 def test_words_split_as_the_separator_regex_does(text: str) -> None:
     """ASCII text is split by a bytes table; any text must split as search.js's regex does."""
-    from site_gen.search import _SEPARATORS, fold, words
+    from site_gen.outputs.search import _SEPARATORS, fold, words
     assert words(text) == [w for w in _SEPARATORS.split(fold(text)) if w]
 
 
 def test_titles_are_stemmed_names_are_not_and_levels_weigh_length() -> None:
-    from site_gen.search import ABSTRACT, AUTHORS, TITLE, field_terms
+    from site_gen.outputs.search import ABSTRACT, AUTHORS, TITLE, field_terms
     assert {t for t, _ in field_terms("Elastic Caches for the Rollouts", TITLE)} == {
         "elast", "cach", "rollout"}  # stems, no stopwords
     assert {t for t, _ in field_terms("Ann Rollings and Bo Caches", AUTHORS, names=True)} == {

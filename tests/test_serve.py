@@ -22,11 +22,18 @@ import pytest
 from conftest import REPO, abstract, listing_dump, read_tree
 from test_watch import save, wait_for
 
-from site_gen.build import Builder
-from site_gen.diagnostics import error
-from site_gen.serve import (LiveState, PreviewServer, SiteState, host_allowed, inject, overlay,
-                            safe_name)
-from site_gen.session import WatchSession
+from site_gen.incremental.builder import Builder
+from site_gen.live.serve import (
+    LiveState,
+    PreviewServer,
+    SiteState,
+    host_allowed,
+    inject,
+    overlay,
+    safe_name,
+)
+from site_gen.live.session import WatchSession
+from site_gen.util.diagnostics import error
 
 SITE_YAML = "title: Preview\nsite_url: https://ann.github.io/pubs/\n"
 

@@ -19,36 +19,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_gen import __version__
-from site_gen.build import Builder, site_file_stream, site_files
-from site_gen.citations import bibtex_entries, clean_text
-from site_gen.config import Config
-from site_gen.exports import (
+from site_gen.incremental.builder import Builder
+from site_gen.model import Author, Catalog, Link, Paper, Subject, newest_first
+from site_gen.outputs.citations import bibtex_entries
+from site_gen.outputs.exports import (
     ExportMemo,
     authors_document,
     export_files,
     export_outputs,
     papers_document,
 )
-from site_gen.feeds import (
-    ATOM,
-    FeedSpec,
-    _newest_date,
-    _timestamp,
-    _year_date,
-    render_feed,
-)
-from site_gen.memo import SiteFilesMemo
-from site_gen.model import Author, Catalog, Link, Paper, Subject, newest_first
-from site_gen.search import (
+from site_gen.outputs.feeds import ATOM, FeedSpec, _newest_date, _timestamp, _year_date, render_feed
+from site_gen.outputs.files import SiteFilesMemo, site_file_stream, site_files
+from site_gen.outputs.search import (
     SEARCH_FILE,
     SearchMemo,
-    encode_json,
     search_files,
     search_index,
     search_outputs,
 )
-from site_gen.text import plain_text
-from site_gen.urls import AUTHORS_EXPORT, PAPERS_EXPORT, absolute_url, paper_url
+from site_gen.plan.urls import AUTHORS_EXPORT, PAPERS_EXPORT, absolute_url, paper_url
+from site_gen.read.config import Config
+from site_gen.render.citation import clean_text
+from site_gen.util.jsonenc import encode_json
+from site_gen.util.text import plain_text
 
 HOSTILE = st.text(st.characters(codec="utf-8", exclude_categories=["Cs"]) |
                   st.sampled_from(list("<>&\"'\r\n\t \x00\x01\x85\u2028]]>")), max_size=30)
@@ -198,8 +192,8 @@ def test_memo_gives_fresh_bytes_and_forgets_papers_that_went(make_project,
 
 def test_a_one_shot_build_stages_each_site_file_before_the_next_is_made(make_project,
                                                                          monkeypatch) -> None:
-    import site_gen.build as build_module
-    from site_gen.output import Staging
+    import site_gen.incremental.builder as build_module
+    from site_gen.write.tree import Staging
 
     project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
     events: list[tuple[str, str]] = []
@@ -227,8 +221,8 @@ def test_a_one_shot_build_stages_each_site_file_before_the_next_is_made(make_pro
 
 
 def test_a_catalog_delta_names_what_changed_what_went_and_what_shows_it() -> None:
-    from site_gen.cache import intern_catalog
-    from site_gen.memo import CatalogDelta
+    from site_gen.incremental.cache import intern_catalog
+    from site_gen.outputs.pieces import CatalogDelta
 
     before = small_catalog(["One", "Abstract", "code", "Code", "Ann Lee", "Other"], 2024)
     p1 = before.papers[0]
@@ -253,8 +247,8 @@ def test_search_terms_keep_their_order_as_edits_add_and_remove_words() -> None:
     """A rebuild's search files sort the terms again only when the vocabulary changed; with
     words added that sort first and last (UTF-16 order), a same-words edit, and the words
     taken away again, they are the bytes a fresh index gives (carried files: last time's)."""
-    from site_gen.cache import intern_catalog
-    from site_gen.memo import Carried, CatalogDelta
+    from site_gen.incremental.cache import intern_catalog
+    from site_gen.outputs.pieces import Carried, CatalogDelta
 
     memo = SearchMemo()
     previous, before = None, {}

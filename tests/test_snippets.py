@@ -1,4 +1,4 @@
-"""Markup built in Python (snippets.py, metadata.py's ``*_html``) is byte for byte what the
+"""Markup built in Python (render/snippets.py, render/metadata.py's ``*_html``) is byte for byte what the
 theme's Jinja macros made before, for hostile text, at every page depth and on the 404 page.
 
 The former macros are kept here as the reference: each case renders the reference and the
@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from site_gen import metadata
-from site_gen.build import builtin_theme_dir
-from site_gen.config import Config
 from site_gen.model import Author, Catalog, Link, Paper, Profile, SourceRef, Subject
-from site_gen.render import Theme, TrackedCatalog, make_environment
-from site_gen.text import esc
+from site_gen.pipeline import builtin_theme_dir
+from site_gen.read.config import Config
+from site_gen.render import metadata
+from site_gen.render.engine import Theme, TrackedCatalog, make_environment
+from site_gen.util.text import esc
 
 NASTY = "</script><b x='1' y=\"2\">&amp; {{ 1 }} {% raw %} \u2028 \x01 é 中 `'\""
 
@@ -213,7 +213,7 @@ def test_tidy_in_segments_matches_the_whole_page_rule(html: str, segment: int, b
                                                       cuts: list[int]) -> None:
     """Tidied from chunks cut anywhere (a template's stream), taken a few at a time, in
     segments of any size."""
-    from site_gen import render
+    from site_gen.render import engine as render
 
     bounds = sorted({0, len(html), *(c for c in cuts if c < len(html))})
     chunks = [markupsafe.Markup(html[a:b]) if i % 2 else html[a:b]
@@ -227,7 +227,7 @@ def test_tidy_in_segments_matches_the_whole_page_rule(html: str, segment: int, b
 
 
 def test_tidy_drops_trailing_spaces_and_runs_of_blank_lines() -> None:
-    from site_gen.render import _tidy
+    from site_gen.render.engine import _tidy
 
     assert _tidy(["\n  <p>a</p>   \n\n", "\n\n<p>b</p>\n\n"]) == b"<p>a</p>\n\n<p>b</p>\n"
     assert _tidy([]) == b"\n"

@@ -4,7 +4,7 @@ from importlib.resources import files
 
 import pytest
 
-from site_gen.subjects import Category, categories, category, looks_like_category, subject_name
+from site_gen.util.subjects import Category, categories, category, looks_like_category, subject_name
 
 GROUPS = {
     "Computer Science",

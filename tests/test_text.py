@@ -12,10 +12,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from site_gen.readers import read_dumps
-from site_gen.text import _read_latex, _symbols_only, latex_pieces
-from site_gen.text import (derive_title, fold, macro_words, plain_text, render_abstract,
-                            render_math, slugify)
+from site_gen.read.dumps import read_dumps
+from site_gen.util.text import (
+    _read_latex,
+    _symbols_only,
+    derive_title,
+    fold,
+    latex_pieces,
+    macro_words,
+    plain_text,
+    render_abstract,
+    render_math,
+    slugify,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -206,7 +215,7 @@ def test_fold_equals_its_plain_definition_and_plain_text_keeps_every_letter(text
 
 
 def test_fold_treats_every_ascii_character_as_the_regex_did() -> None:
-    from site_gen.text import fold
+    from site_gen.util.text import fold
     for code in range(128):
         text = f"Ab{chr(code)}9z {chr(code)}"
         assert fold(text) == _fold_reference(text), repr(chr(code))
@@ -217,12 +226,12 @@ def test_fold_treats_every_ascii_character_as_the_regex_did() -> None:
 def test_fold_equals_its_plain_definition_on_any_text(text: str) -> None:
     """Any code point (combining marks, digits of other scripts, symbols whose case folding
     or compatibility form is several characters), not only the alphabet above."""
-    from site_gen.text import fold
+    from site_gen.util.text import fold
     assert fold(text) == _fold_reference(text)
 
 
 def test_fold_treats_every_code_point_as_the_regex_did() -> None:
-    from site_gen.text import fold
+    from site_gen.util.text import fold
     for code in range(0x80, 0x110000, 7):
         if 0xD800 <= code <= 0xDFFF:
             continue
@@ -241,7 +250,7 @@ _LATEXISH = st.lists(st.sampled_from(
 def test_text_without_marks_renders_as_the_regexes_would(text: str) -> None:
     """render_inline skips its regexes for text holding none of their first characters; with
     the skip turned off (every text "holds" the empty mark) the HTML is the same."""
-    from site_gen import text as module
+    from site_gen.util import text as module
     fast = module.render_inline(text), module.render_inline(text, links=False)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(module, "_MATH_MARKS", ("",))

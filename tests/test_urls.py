@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from site_gen.urls import check_url, output_path, relative_url
+from site_gen.plan.urls import check_url, output_path, relative_url
 
 
 @pytest.mark.parametrize("target, current, expected", [

@@ -22,10 +22,9 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
-from site_gen.build import Builder
-from site_gen.output import MARKER, staging_paths
-from site_gen.session import WatchSession, rebuild_line
-from site_gen.watch import (
+from site_gen.incremental.builder import Builder
+from site_gen.live.session import WatchSession, rebuild_line
+from site_gen.live.watch import (
     ChangeKind,
     ChangeQueue,
     Debouncer,
@@ -35,6 +34,7 @@ from site_gen.watch import (
     classify,
     describe,
 )
+from site_gen.write.tree import MARKER, staging_paths
 
 P = PurePath("/home/ann/site")
 THEME = PurePath("/usr/lib/python3/site-packages/site_gen/themes/default")
@@ -359,7 +359,7 @@ def test_rebuild_line_says_what_changed_and_how_much_was_done(session: WatchSess
 
 
 def test_a_bug_in_a_build_does_not_end_the_session(session: WatchSession, monkeypatch) -> None:
-    import site_gen.build as build_module
+    import site_gen.incremental.builder as build_module
     real = build_module.build_catalog
     monkeypatch.setattr(build_module, "build_catalog", lambda *a: 1 / 0)
     dump = session.builder.project / "content/dumps/a.txt"

@@ -9,7 +9,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, abstract, listing_dump, write_files
 
 pytestmark = pytest.mark.slow

@@ -306,7 +306,7 @@ def corpus_site(tmp_path_factory):
     """A site built from a generated 2,000-paper corpus (benchmarks/gen_corpus.py)."""
     import subprocess
 
-    from site_gen.build import Builder
+    from site_gen.incremental.builder import Builder
 
     project = tmp_path_factory.mktemp("corpus") / "project"
     subprocess.run([sys.executable, str(REPO / "benchmarks" / "gen_corpus.py"), str(CORPUS_PAPERS),

@@ -1,7 +1,7 @@
 """The cite box in Chromium: each format is made by cite.js, copied and downloaded as a Blob,
 and the downloads parse with bibtexparser, rispy and the CSL-JSON schema. Titles and names
 carry the characters each format must escape; the files say exactly what the build's own
-writers (citations.py) would have written."""
+writers (outputs/citations.py) would have written."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ import jsonschema
 import pytest
 import rispy
 
-from site_gen.build import Builder
-from site_gen.citations import citation_keys, csl_item, ris_record
+from site_gen.incremental.builder import Builder
 from site_gen.model import Catalog
-from site_gen.text import plain_text
+from site_gen.outputs.citations import citation_keys
+from site_gen.render.citation import csl_item, ris_record
+from site_gen.util.text import plain_text
 
 SITE_URL = "https://example.org/lab/"
 SCHEMA = json.loads((Path(__file__).parent.parent / "data" / "csl-data.schema.json").read_text())

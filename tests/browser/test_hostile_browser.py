@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from site_gen.build import Builder
+from site_gen.incremental.builder import Builder
 
 CANARY = "window.__pwned = (window.__pwned || 0) + 1"
 PAYLOADS = [

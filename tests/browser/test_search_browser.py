@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from site_gen.search import excerpt, stem, words
+from site_gen.outputs.search import excerpt, stem, words
 
 ROLLMUX = "RollMux: Phase-Level Multiplexing for Disaggregated RL Post-Training"
 

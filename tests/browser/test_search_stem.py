@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from site_gen.search import STOPWORDS, stem, words
+from site_gen.outputs.search import STOPWORDS, stem, words
 
 SEARCH_JS = Path(__file__).resolve().parents[2] / "themes/default/static/search.js"
 

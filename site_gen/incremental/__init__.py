@@ -1,0 +1,8 @@
+"""What a build remembers so that the next one does less: the Builder and its memory.
+
+In: a project folder and the ``changed`` paths a watcher saw. Out: a ``pipeline.BuildResult``
+and an output folder byte-identical to a clean build's. ``builder.Builder`` runs the
+pipeline's stages; ``cache`` holds the memory between builds (files read, pages rendered and
+what they read, the interned catalog). A one-shot ``site-gen build`` is a Builder with empty
+memory.
+"""

@@ -1,0 +1,803 @@
+"""Search data: Catalog -> ``search.json`` plus the sharded index the search page loads.
+
+``search.json`` lists every paper and author (for tools and scripts). The search page never
+downloads it: it reads the small manifest ``search/index/meta.json`` and then, per query, only
+the term shards, vocabulary and result fragments that query needs. Everything is compact,
+sorted and deterministic; ``<``, ``>`` and ``&`` are escaped as ``\\u`` sequences so the JSON
+is safe even if someone inlines it into a ``<script>``. Formats: docs/search.md.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import hashlib
+import itertools
+import operator
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from snowballstemmer.english_stemmer import EnglishStemmer
+
+from site_gen.model import Author, Catalog, Paper
+from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step, made_files
+from site_gen.plan.urls import author_url, paper_url
+from site_gen.util.jsonenc import (
+    JsonParts,
+    encode_json,
+    json_array,
+    json_bytes,
+    json_object_parts,
+    json_text,
+)
+from site_gen.util.text import macro_words, plain_text
+
+SEARCH_FILE = "search.json"
+INDEX_DIR = "search/index/"
+SEARCH_VERSION = 3
+"""Format version of the index files (``meta.json`` and the files it names)."""
+LISTING_VERSION = 3
+"""Format version of ``search.json`` (3: no abstracts; ``papers.json`` holds them)."""
+SHARD_BYTES = 8_000
+"""Term shards are cut at about this many bytes: small enough that a query loads little."""
+PAPER_GROUP, AUTHOR_GROUP = 4, 16
+"""Result fragments per file, for papers and for authors (whose fragments are small): about
+a quarter as many files as papers, yet a result list of ten downloads little besides the
+fragments it shows."""
+EXCERPT_CHARS = 180
+"""A paper's result shows at most this many characters of its abstract (``excerpt``)."""
+
+TITLE, AUTHORS, SUBJECTS, ABSTRACT = range(4)
+FIELDS = ("title", "authors", "subjects", "abstract")
+LEVELS = 3
+"""How strongly a field holds a term (``level``): 0 as usual, 1 strongly, 2 weakly."""
+TYPICAL_LENGTH = (9, 8, 6, 110)
+"""Words of each field in a typical paper, for the length normalisation of ``level``: fixed,
+so that a paper's levels depend on nothing but the paper (an edit rewrites its own terms)."""
+LENGTH_WEIGHT = (0.75, 0.5, 0.3, 0.75)
+"""BM25's b per field: how much a longer field dilutes each of its words."""
+STOPWORDS = frozenset([
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "has", "have", "in",
+    "into", "is", "it", "its", "of", "on", "or", "our", "that", "the", "their", "this", "to",
+    "was", "we", "were", "which", "with",
+])
+"""Function words left out of titles, subject names and abstracts (never out of names)."""
+
+
+DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
+"""Number alphabet of the posting lists: 5 value bits per character, the 6th says 'more'."""
+
+_COMBINING = re.compile("[\u0300-\u036f]")
+_SEPARATORS = re.compile(r"[\W_]+")
+_ASCII_SEPARATORS = bytes(c if chr(c).isalnum() and c < 128 else 32 for c in range(256))
+"""bytes.translate table: ``_SEPARATORS`` as spaces in ASCII text."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchDoc:
+    """One search result: a paper or an author, with its words by field."""
+
+    fragment: dict[str, object]
+    fields: tuple[str, ...]
+    year: int | None = None
+    subjects: tuple[str, ...] = ()
+    is_paper: bool = True
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, exactly as search.js folds queries."""
+    if text.isascii():  # nothing to decompose, no combining marks: most abstracts
+        return text.lower()
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower()
+
+
+def words(text: str) -> list[str]:
+    """The searchable words of a text, as search.js splits it."""
+    return _split(fold(text))
+
+
+def _split(folded: str) -> list[str]:
+    """The words between runs of ``_SEPARATORS``; ASCII text (most abstracts) in one pass."""
+    if folded.isascii():
+        return folded.encode("ascii").translate(_ASCII_SEPARATORS).decode("ascii").split()
+    return [w for w in _SEPARATORS.split(folded) if w]
+
+
+@functools.cache
+def _english() -> EnglishStemmer:
+    """The Snowball English stemmer (one per process): snowballstemmer's own code, never
+    PyStemmer's C library, which may bundle another Snowball version than search.js ports."""
+    return EnglishStemmer()
+
+
+_ASCII_WORD = re.compile("[a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def stem(word: str) -> str:
+    """The Snowball English stem of a folded word, as search.js's ``stem`` makes it; words
+    that are not plain ASCII letters and digits are their own stem. Cached: a corpus has a
+    few tens of thousands of distinct words in millions of places."""
+    return _english().stemWord(word) if _ASCII_WORD.fullmatch(word) else word
+
+
+def level(count: int, length: int, field: int) -> int:
+    """How strongly a field of ``length`` words that holds a term ``count`` times holds it:
+    BM25's normalised term frequency, in three steps (search.js weighs them 1, 2, 0.5)."""
+    b = LENGTH_WEIGHT[field]
+    weight = count / (1 - b + b * length / TYPICAL_LENGTH[field])
+    return 1 if weight >= 1.6 else 2 if weight < 0.7 else 0
+
+
+def indexable(word: str, field: int) -> bool:
+    """Single ASCII characters and (outside names) stopwords are not worth a posting."""
+    if len(word) == 1 and word.isascii():
+        return False
+    return field == AUTHORS or word not in STOPWORDS
+
+
+def search_index(catalog: Catalog) -> dict[str, object]:
+    """The ``search.json`` document: one entry per paper and per author."""
+    papers = [
+        {
+            "url": paper_url(p.id),
+            "title": plain_text(p.title),
+            "authors": [catalog.author(a).name for a in p.all_author_ids],
+            "year": p.year,
+            "subjects": list(p.subjects),
+        }
+        for p in catalog.papers
+    ]
+    authors = [
+        {"url": author_url(a.id), "name": a.name, "papers": len(a.paper_ids),
+         "profiled": a.profiled}
+        for a in catalog.authors
+    ]
+    subjects = {s.code: s.name for s in catalog.subjects}
+    return {"version": LISTING_VERSION, "index": INDEX_DIR + "meta.json", "papers": papers,
+            "authors": authors, "subjects": subjects}
+
+
+def search_outputs(catalog: Catalog, memo: SearchMemo | None = None) -> dict[str, bytes]:
+    """Every search file by output path: ``search.json`` and the sharded index.
+
+    With a memo, each document's words and texts are reused while its paper or author is
+    the same, and the postings are updated in place when only some documents changed.
+    """
+    return {name: data if isinstance(data, bytes) else b"".join(data)
+            for name, data in made_files(search_files(catalog, memo))}
+
+
+def search_files(catalog: Catalog, memo: SearchMemo | None = None,
+                 delta: CatalogDelta | None = None) -> Iterator[SearchFile]:
+    """``search_outputs`` one file at a time; ``search.json`` as the parts it joins from.
+
+    Result fragments come first, in document order, then ``search.json``, then the term
+    files and ``meta.json``. A memo that keeps nothing (``SearchMemo(keep=False)``, a one-shot
+    build) keeps no document's words either: the postings are counted as each document is
+    made, each fragment is let go once it is written, and the ``search.json`` entries once
+    that is. Given the ``delta`` from the catalog the memo last indexed (a rebuild), only the
+    documents it names are made again, and the fragments whose number still holds the same
+    document come as one ``Carried``.
+    """
+    memo = memo or SearchMemo()
+    if memo.keep:
+        yield from _kept_search_files(catalog, memo, delta)
+        return
+    docs: list[DocPiece] = []
+    entries: list[bytes] = []
+    papers, authors = ordered_papers(catalog), ordered_authors(catalog)
+    made = _counted_docs(catalog, papers, authors, docs, entries, memo)
+    digests: list[bytes] = []
+    for name, start, end in _groups(len(papers), len(papers) + len(authors)):
+        fragments = list(itertools.islice(made, end - start))
+        digests += map(_index_digest, fragments)
+        yield INDEX_DIR + name, _group_json(fragments)
+    yield SEARCH_FILE, _search_json(catalog, papers, authors, entries)
+    del entries
+    rest = _term_files(docs, memo)
+    names = sorted(rest)
+    for name in names:
+        data = rest.pop(name)
+        digests.append(_index_digest(data))
+        yield INDEX_DIR + name, data
+    version = hashlib.sha256(b"".join(digests))
+    yield INDEX_DIR + "meta.json", encode_json(
+        _manifest(catalog, docs, names, version.hexdigest()[:10], memo.shard_starts))
+
+
+def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta | None
+                       ) -> Iterator[SearchFile]:
+    """``search_files`` with a memo that keeps its pieces (a Builder that rebuilds).
+
+    Each pass over the documents runs in C (``map``, ``compress``): a rebuild visits every
+    document only to see that it is last build's very object, and makes the files of the
+    few that are not. A fragment file (``_groups``) is carried over when it holds the same
+    numbers as last build's and each of them is the object whose fragment last build wrote
+    there (only given ``delta``: after a failed build the output may not hold it); a
+    fragment's digest is reused whenever its document is the same object.
+    """
+    delta = in_step(delta, memo.catalog)
+    if delta is not None:
+        papers, authors, paper_docs = _orders_after(catalog, delta, memo)
+        docs = _docs_after(catalog, delta, papers, authors, paper_docs, memo)
+    else:
+        papers, authors = _ordered(catalog, memo)
+        docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
+        docs += [_author_piece(a, memo.docs) for a in authors]
+        memo.docs.done()
+    total = len(docs)
+    same = list(map(operator.is_, memo.pieces, docs))
+    same += [False] * (total - len(same))
+    fragment_digests = memo.fragment_digests[:total]
+    fragment_digests += [b""] * (total - len(fragment_digests))
+    changed = list(itertools.compress(range(total), map(operator.not_, same)))
+    for number in changed:
+        fragment_digests[number] = _index_digest(docs[number].fragment)
+    memo.catalog = None  # until the index is complete
+    memo.pieces, memo.fragment_digests = docs, fragment_digests
+    groups, last = _groups(len(papers), total), memo.groups
+    carried = []
+    for name, start, end in groups:
+        if delta is not None and last.get(name) == (start, end) and all(same[start:end]):
+            carried.append(INDEX_DIR + name)
+        else:
+            yield INDEX_DIR + name, _group_json([d.fragment for d in docs[start:end]])
+    memo.groups = {name: (start, end) for name, start, end in groups}
+    if carried:
+        yield Carried(tuple(carried))
+    yield SEARCH_FILE, _search_json(catalog, papers, authors, list(map(_ENTRY, docs)))
+    rest = _term_files(docs, memo)
+    rest_names = sorted(rest)
+    kept = memo.digests
+    rest_digests = [_file_digest(name, rest[name], kept) for name in rest_names]
+    if len(kept) > len(rest):  # files gone since the last build
+        memo.digests = {name: kept[name] for name in rest_names}
+    for name in rest_names:
+        yield INDEX_DIR + name, rest.pop(name)
+    version = hashlib.sha256(b"".join([*fragment_digests, *rest_digests]))
+    manifest = _manifest(catalog, docs, rest_names, version.hexdigest()[:10], memo.shard_starts)
+    yield INDEX_DIR + "meta.json", encode_json(manifest)
+    memo.catalog = catalog
+
+
+_ENTRY = operator.attrgetter("entry")
+_ID = operator.attrgetter("id")
+
+
+def _index_digest(data: bytes) -> bytes:
+    """The digest of an index file that goes into the index version."""
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _groups(papers: int, total: int) -> list[tuple[str, int, int]]:
+    """Each fragment file's name and the doc numbers it holds, ``[start, end)``: papers'
+    fragments ``PAPER_GROUP`` to a file ``d/<n>.json``, authors' ``AUTHOR_GROUP`` to
+    ``a/<n>.json``."""
+    return ([(f"d/{k}.json", start, min(start + PAPER_GROUP, papers))
+             for k, start in enumerate(range(0, papers, PAPER_GROUP))]
+            + [(f"a/{k}.json", start, min(start + AUTHOR_GROUP, total))
+               for k, start in enumerate(range(papers, total, AUTHOR_GROUP))])
+
+
+def _group_json(fragments: Iterable[bytes]) -> bytes:
+    """A fragment file: the JSON array of its documents' fragments."""
+    return b"[" + b",".join(fragments) + b"]\n"
+
+
+SearchFile = tuple[str, bytes | JsonParts] | Carried
+"""A search file (its bytes, or the parts of ``search.json``), or fragments carried over."""
+
+
+def _ordered(catalog: Catalog, memo: SearchMemo) -> tuple[list[Paper], list[Author]]:
+    """Papers and authors in document order, each paper's sort key noted in ``memo``."""
+    ranked = sorted((_paper_order(p), p) for p in catalog.papers)
+    memo.paper_order = [key for key, _ in ranked]
+    memo.papers = [p for _, p in ranked]
+    return list(memo.papers), ordered_authors(catalog)
+
+
+def _orders_after(catalog: Catalog, delta: CatalogDelta, memo: SearchMemo
+                  ) -> tuple[list[Paper], list[Author], list[DocPiece]]:
+    """``_ordered`` from the last order: the papers the delta names leave their places and
+    the current ones among them are placed again (a list insert each; sorting 10,000 keys
+    made of plain-text titles cost more than the rest of an edit's search files). Also the
+    papers' pieces, last build's (the first of ``memo.pieces``) moved with them; a paper
+    placed again has ``TO_MAKE`` there until ``_docs_after`` makes its piece."""
+    paper_docs = memo.pieces[:len(memo.papers)]
+    changed = delta.papers
+    if changed:
+        stays = list(map(operator.not_, map(changed.__contains__, map(_ID, memo.papers))))
+        if not all(stays):
+            memo.paper_order = list(itertools.compress(memo.paper_order, stays))
+            memo.papers = list(itertools.compress(memo.papers, stays))
+            paper_docs = list(itertools.compress(paper_docs, stays))
+        for paper_id in sorted(changed - delta.papers_gone):
+            paper = catalog.paper(paper_id)
+            key = _paper_order(paper)
+            at = bisect.bisect_left(memo.paper_order, key)
+            memo.paper_order.insert(at, key)
+            memo.papers.insert(at, paper)
+            paper_docs.insert(at, TO_MAKE)
+    return list(memo.papers), ordered_authors(catalog), paper_docs
+
+
+def _docs_after(catalog: Catalog, delta: CatalogDelta, papers: list[Paper],
+                authors: list[Author], paper_docs: list[DocPiece], memo: SearchMemo
+                ) -> list[DocPiece]:
+    """Every document's piece: made again for what the delta names (and for papers that show
+    a changed author's or subject's name), the others' kept ones. ``paper_docs`` holds the
+    papers' pieces in step with ``papers`` (``_orders_after``): only the places of the papers
+    named are visited."""
+    pieces, value = memo.docs, memo.docs.value
+    shown = delta.papers_shown
+    for at in itertools.compress(range(len(papers)), map(shown.__contains__, map(_ID, papers))):
+        paper_docs[at] = _paper_piece(catalog, papers[at], pieces)
+    authors_made = delta.authors | delta.author_papers
+    docs = paper_docs + [_author_piece(a, pieces) if a.id in authors_made
+                         else value(("a", a.id)) for a in authors]
+    pieces.settle([("p", i) for i in delta.papers_gone] + [("a", i) for i in delta.authors_gone])
+    return docs
+
+
+def _paper_order(paper: Paper) -> tuple[bool, int, str, str]:
+    """Sort key of papers in document order (see ``ordered_papers``)."""
+    return (paper.year is None, -(paper.year or 0), plain_text(paper.title).casefold(), paper.id)
+
+
+def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]]) -> bytes:
+    """``_index_digest`` of a file's bytes, kept with the bytes object it was taken of, so a
+    rebuild digests only the files it made again."""
+    hit = kept.get(name)
+    if hit is None or hit[0] is not data:
+        hit = kept[name] = (data, _index_digest(data))
+    return hit[1]
+
+
+def _search_json(catalog: Catalog, papers: list[Paper], authors: list[Author],
+                 entries: list[bytes]) -> JsonParts:
+    """``search.json``: the bytes of ``encode_json(search_index(catalog))``, from each
+    document's entry (``entries``: the papers' in the order of ``papers``, then the authors')."""
+    by_paper = dict(zip(map(_ID, papers), entries))
+    by_author = dict(zip(map(_ID, authors), entries[len(papers):]))
+    subjects = json_bytes({s.code: s.name for s in catalog.subjects})
+    return json_object_parts(
+        {"version": json_bytes(LISTING_VERSION), "index": json_bytes(INDEX_DIR + "meta.json"),
+         "papers": json_array(map(by_paper.__getitem__, map(_ID, catalog.papers))),
+         "authors": json_array(map(by_author.__getitem__, map(_ID, catalog.authors))),
+         "subjects": subjects}, b"\n")
+
+
+# ---- documents ----------------------------------------------------------------------------
+
+def ordered_papers(catalog: Catalog) -> list[Paper]:
+    """Papers newest first (no year last), then by title: doc numbers follow this order."""
+    return sorted(catalog.papers, key=_paper_order)
+
+
+def ordered_authors(catalog: Catalog) -> list[Author]:
+    """Authors with the most papers first, then by name."""
+    return sorted(catalog.authors, key=lambda a: (-len(a.paper_ids), fold(a.name), a.id))
+
+
+def search_docs(catalog: Catalog) -> list[SearchDoc]:
+    """Papers, then authors, in doc-number order."""
+    docs = [_paper_doc(catalog, p) for p in ordered_papers(catalog)]
+    return docs + [_author_doc(a) for a in ordered_authors(catalog)]
+
+
+def typeset(text: str) -> str:
+    """TeX dashes as Unicode, for titles shown in results."""
+    return text.replace("---", "\u2014").replace("--", "\u2013")
+
+
+_LAST_SPACE = re.compile(r"\s+\S*$")
+
+
+def excerpt(abstract: str) -> str:
+    """The opening of a plain-text abstract that a result shows: whole when short, else cut
+    at the end of a word within ``EXCERPT_CHARS`` characters and followed by an ellipsis
+    (which takes the place of a sentence's full stop: "prefixes…", not "prefixes.…")."""
+    text = " ".join(abstract.split())
+    if len(text) <= EXCERPT_CHARS:
+        return text
+    head = text[:EXCERPT_CHARS + 1]
+    cut = _LAST_SPACE.search(head)
+    head = head[:cut.start()] if cut and cut.start() else text[:EXCERPT_CHARS]
+    return head.rstrip(" ,.;:\u2013\u2014-") + "\u2026"
+
+
+def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
+    title = typeset(plain_text(paper.title))
+    names = [catalog.author(a).name for a in paper.all_author_ids]
+    subjects = " ".join(f"{code} {catalog.subject(code).name}" for code in paper.subjects)
+    abstract = plain_text(paper.abstract)
+    fragment: dict[str, object] = {"u": paper_url(paper.id), "t": title, "a": names,
+                                   "y": paper.year, "s": list(paper.subjects)}
+    if abstract.strip():
+        fragment["x"] = excerpt(abstract)
+    if paper.et_al:
+        fragment["e"] = len(paper.author_ids)
+    named = macro_words(paper.abstract)  # Θ is found as theta, √ as sqrt
+    words = f"{abstract} {named}" if named else abstract  # kept per paper: no copy when none
+    return SearchDoc(fragment, (title, " ".join(names), subjects, words), paper.year,
+                     paper.subjects)
+
+
+def _author_doc(author: Author) -> SearchDoc:
+    fragment = {"u": author_url(author.id), "n": author.name, "c": len(author.paper_ids),
+                "p": author.profiled}
+    return SearchDoc(fragment, (author.name, "", "", ""), is_paper=False)
+
+
+# ---- kept pieces -------------------------------------------------------------------------
+
+Terms = tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]],
+              frozenset[tuple[str, int]], frozenset[tuple[str, int]]]
+"""A document's terms by field, each with its ``level`` (``field_terms``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DocPiece:
+    """What one document contributes to the search files, kept while its inputs are equal."""
+
+    terms: Terms
+    fragment: bytes
+    """The document's result fragment (JSON text, UTF-8), one item of its ``_groups`` file."""
+    entry: bytes
+    """Its entry in ``search.json`` (JSON text, UTF-8)."""
+    year: int | None
+    subjects: tuple[str, ...]
+    is_paper: bool
+
+
+class SearchMemo:
+    """Documents' pieces and the postings of the last index, kept between builds (outputs/pieces.py)."""
+
+    def __init__(self, keep: bool = True) -> None:
+        self.keep = keep
+        self.docs: Pieces[DocPiece] = Pieces(keep)
+        self.counted: int | None = None
+        """How many documents the postings below number; None when there are none."""
+        self.terms: list[Terms] = []
+        self.index: dict[str, list[list[int]]] = {}
+        self.encoded: dict[str, str] = {}
+        self.term_json: dict[str, str] = {}
+        self.vocabulary: set[str] = set()
+        self.sorted_terms: list[str] = []
+        """The terms of ``vocabulary`` in ``term_order`` (``_sorted_terms``)."""
+        self.shards: Pieces[bytes] = Pieces(keep)
+        self.shard_starts: list[str] = []
+        self.digests: dict[str, tuple[bytes, bytes]] = {}
+        """Each subject, term and vocabulary file's bytes object and their digest
+        (``_file_digest``); the fragments' are ``fragment_digests``."""
+        self.catalog: Catalog | None = None
+        """The catalog the pieces below were last made for, once its index was complete."""
+        self.pieces: list[DocPiece] = []
+        """Every document's piece, in document order (fragment ``d/<n>.json`` is n's): the
+        papers' first, in the order of ``papers``."""
+        self.fragment_digests: list[bytes] = []
+        """The digest of each of ``pieces``' fragments (``_index_digest``), in that order."""
+        self.groups: dict[str, tuple[int, int]] = {}
+        """The doc numbers of each fragment file last build wrote (``_groups``)."""
+        self.papers: list[Paper] = []
+        """Papers in document order, and each one's sort key (``_paper_order``)."""
+        self.paper_order: list[tuple[bool, int, str, str]] = []
+
+
+def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocPiece:
+    names = tuple([catalog.author(a).name for a in paper.all_author_ids])
+    subjects = tuple([catalog.subject(code).name for code in paper.subjects])
+    return memo.get(("p", paper.id), (paper, names, subjects),
+                    lambda: _make_piece(*_paper_made(catalog, paper, names)))
+
+
+def _author_piece(author: Author, memo: Pieces[DocPiece]) -> DocPiece:
+    return memo.get(("a", author.id), (author, author.members),  # its count is shown
+                    lambda: _make_piece(*_author_made(author)))
+
+
+def _paper_made(catalog: Catalog, paper: Paper, names: tuple[str, ...] | None = None
+                ) -> tuple[SearchDoc, dict[str, object]]:
+    """A paper's document and its ``search.json`` entry."""
+    if names is None:
+        names = tuple([catalog.author(a).name for a in paper.all_author_ids])
+    return _paper_doc(catalog, paper), _paper_entry(paper, names)
+
+
+def _author_made(author: Author) -> tuple[SearchDoc, dict[str, object]]:
+    return _author_doc(author), _author_entry(author)
+
+
+def _make_piece(doc: SearchDoc, entry: dict[str, object]) -> DocPiece:
+    return DocPiece(_doc_terms(doc), json_bytes(doc.fragment), json_bytes(entry),
+                    doc.year, doc.subjects, doc.is_paper)
+
+
+def _doc_terms(doc: SearchDoc) -> Terms:
+    return tuple([field_terms(text, field, field == AUTHORS or not doc.is_paper)  # type: ignore[return-value]
+                  for field, text in enumerate(doc.fields)])
+
+
+NO_TERMS: Terms = (frozenset(), frozenset(), frozenset(), frozenset())
+TO_MAKE = DocPiece(NO_TERMS, b"", b"", None, (), True)
+"""The place of a paper whose piece is yet to be made (``_orders_after``)."""
+
+
+def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
+                  docs: list[DocPiece], entries: list[bytes], memo: SearchMemo
+                  ) -> Iterator[bytes]:
+    """Each document's fragment, as it is made; meanwhile, its piece without words
+    (``NO_TERMS``) or fragment goes to ``docs``, its entry to ``entries``, and its postings to
+    ``memo.index``: what ``_postings`` makes of kept words, but no document's words outlive it
+    (at 100,000 papers they took 1.7 GB), nor its fragment once it is written."""
+    index: dict[str, list[list[int]]] = {}
+    memo.index = index
+    made = itertools.chain((_paper_made(catalog, p) for p in papers),
+                           (_author_made(a) for a in authors))
+    for number, (doc, entry) in enumerate(made):
+        for field, found in enumerate(_doc_terms(doc)):
+            for term, strength in found:
+                lists = index.get(term)
+                if lists is None:
+                    lists = index[term] = _no_lists()
+                lists[field * LEVELS + strength].append(number)
+        docs.append(DocPiece(NO_TERMS, b"", b"", doc.year, doc.subjects, doc.is_paper))
+        entries.append(json_bytes(entry))
+        yield json_bytes(doc.fragment)
+
+
+def field_terms(text: str, field: int, names: bool = False) -> frozenset[tuple[str, int]]:
+    """The terms of one field worth a posting, each with its ``level``: the stems of the
+    words that are not stopwords or, in names (the authors, an author's own entry), the
+    words themselves, stopwords too (``words`` then ``indexable``). Names are not stemmed."""
+    found = [w for w in _split(fold(text)) if len(w) > 1 or not w.isascii()]
+    if not names:
+        found = [stem(w) for w in found if w not in STOPWORDS]
+    length = len(found)
+    return frozenset([(term, level(count, length, field))
+                      for term, count in Counter(found).items()])
+
+
+def _no_lists() -> list[list[int]]:
+    """A term's doc-number lists before any: one per field and ``level``."""
+    return [[] for _ in range(4 * LEVELS)]
+
+
+def _paper_entry(paper: Paper, names: tuple[str, ...]) -> dict[str, object]:
+    """A paper's entry in ``search.json`` (see ``search_index``): no abstract, which
+    ``papers.json`` holds (a second copy was a sixth of the whole site's bytes)."""
+    return {"url": paper_url(paper.id), "title": plain_text(paper.title), "authors": list(names),
+            "year": paper.year, "subjects": list(paper.subjects)}
+
+
+def _author_entry(author: Author) -> dict[str, object]:
+    return {"url": author_url(author.id), "name": author.name, "papers": len(author.paper_ids),
+            "profiled": author.profiled}
+
+
+# ---- postings -----------------------------------------------------------------------------
+
+def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
+    """term -> one ascending list of doc numbers per field and level, from the documents'
+    kept terms."""
+    index: dict[str, list[list[int]]] = {}
+    for number, fields in enumerate(terms):
+        for field, found in enumerate(fields):
+            for term, strength in found:
+                lists = index.get(term)
+                if lists is None:
+                    lists = index[term] = _no_lists()
+                lists[field * LEVELS + strength].append(number)
+    return index
+
+
+def _update_postings(memo: SearchMemo, terms: list[Terms]) -> set[str]:
+    """Change ``memo.index`` from the old documents' terms to ``terms`` (same documents, same
+    numbers); the terms whose lists changed."""
+    touched: set[str] = set()
+    index = memo.index
+    for number, (old, new) in enumerate(zip(memo.terms, terms, strict=True)):
+        if old is new:
+            continue
+        for field in range(4):
+            for term, strength in old[field] - new[field]:
+                ids = index[term][field * LEVELS + strength]
+                del ids[bisect.bisect_left(ids, number)]
+                touched.add(term)
+            for term, strength in new[field] - old[field]:
+                lists = index.get(term)
+                if lists is None:
+                    lists = index[term] = _no_lists()
+                bisect.insort(lists[field * LEVELS + strength], number)
+                touched.add(term)
+    for term in touched:
+        if not any(index[term]):
+            del index[term]
+    return touched
+
+
+def _encoded_terms(docs: list[DocPiece], memo: SearchMemo) -> dict[str, str]:
+    """Every term's encoded postings: updated in place when there are as many documents as
+    before and few numbers hold other words (a paper's text changed, or its title, which may
+    move it a place or two), else made again from the kept terms. A memo that keeps nothing
+    holds the postings already (``_counted_docs``), and lets them go."""
+    total = len(docs)
+    if not memo.keep:
+        index, memo.index = memo.index, {}
+        return {t: encode_term(lists, total) for t, lists in index.items()}
+    terms = [d.terms for d in docs]
+    if memo.counted == total and \
+            sum(old is not new for old, new in zip(memo.terms, terms)) <= 16 + total // 10:
+        memo.counted = None  # until the update below is complete
+        for term in _update_postings(memo, terms):
+            if term in memo.index:
+                memo.encoded[term] = encode_term(memo.index[term], total)
+            else:
+                memo.encoded.pop(term, None)
+    else:
+        memo.counted = None
+        memo.index = _postings(terms)
+        memo.encoded = {t: encode_term(lists, total) for t, lists in memo.index.items()}
+    memo.terms, memo.counted = terms, total
+    return memo.encoded
+
+
+def encode_number(n: int) -> str:
+    """A non-negative integer in the posting alphabet, least significant 5 bits first."""
+    out = []
+    while True:
+        low, n = n & 31, n >> 5
+        out.append(DIGITS[low | (32 if n else 0)])
+        if not n:
+            return "".join(out)
+
+
+_SHORT = tuple(encode_number(n) for n in range(1 << 15))
+"""Numbers of up to three characters, encoded once."""
+
+
+def encode_ids(ids: list[int], total: int) -> str:
+    """Ascending doc numbers: gaps as numbers, or ``~`` and a bitmap when that is shorter."""
+    deltas, last = [], -1
+    short = _SHORT
+    for i in ids:
+        gap = i - last - 1
+        deltas.append(short[gap] if gap < 32768 else encode_number(gap))
+        last = i
+    gaps = "".join(deltas)
+    if len(gaps) <= (total + 5) // 6 + 1:
+        return gaps
+    bits = bytearray((total + 5) // 6)
+    for i in ids:
+        bits[i // 6] |= 1 << (i % 6)
+    return "~" + "".join(DIGITS[b] for b in bits)
+
+
+def encode_term(lists: list[list[int]], total: int) -> str:
+    """A term's field lists, separated by dots, each its ``LEVELS`` lists separated by
+    commas; trailing empty lists dropped."""
+    fields = [",".join([encode_ids(lists[field * LEVELS + strength], total)
+                        for strength in range(LEVELS)]).rstrip(",") for field in range(4)]
+    return ".".join(fields).rstrip(".")
+
+
+def term_order(term: str) -> bytes:
+    """Sort key matching JavaScript's string comparison (UTF-16 code units)."""
+    return term.encode("utf-16-be")
+
+
+# ---- files --------------------------------------------------------------------------------
+
+def _term_files(docs: list[DocPiece], memo: SearchMemo) -> dict[str, bytes]:
+    """Subject lists, term shards and vocabularies by relative name."""
+    total = len(docs)
+    rest: dict[str, bytes] = {}
+    for code, ids in sorted(_subject_ids(docs).items()):
+        rest[f"s/{code}.json"] = encode_json(encode_ids(ids, total))
+    encoded = _encoded_terms(docs, memo)
+    terms = _sorted_terms(encoded, memo)
+    shards = _shards(terms, encoded)
+    memo.shard_starts = [shard[0] for shard in shards if shard]
+    term_json = memo.term_json if memo.keep else {}
+    for number, shard in enumerate(shards):
+        inputs = (tuple(shard), tuple([encoded[t] for t in shard]))
+        make = lambda: _shard_json(shard, encoded, term_json)  # noqa: B023 (called at once)
+        rest[f"t/{number}.json"] = memo.shards.get(number, inputs, make)
+    memo.shards.done()
+    if len(memo.term_json) > 2 * len(encoded) + 1000:  # words edited away: forget them
+        memo.term_json = {t: j for t, j in memo.term_json.items() if t in encoded}
+    for key, group in _by_first_letter(terms):
+        rest[f"v/{key}.json"] = encode_json(" ".join(group))
+    return rest
+
+
+def _sorted_terms(encoded: dict[str, str], memo: SearchMemo) -> list[str]:
+    """Every term in ``term_order``: the last build's list, with the terms an edit added put
+    in their places and those it removed taken out (sorting 30,000 terms by their UTF-16
+    form cost 10 ms of a 10,000-paper rebuild)."""
+    if not memo.keep:
+        return sorted(encoded, key=term_order)
+    if memo.vocabulary == encoded.keys():
+        return memo.sorted_terms
+    added, gone = encoded.keys() - memo.vocabulary, memo.vocabulary - encoded.keys()
+    if len(added) + len(gone) > 64:
+        memo.sorted_terms, memo.vocabulary = sorted(encoded, key=term_order), set(encoded)
+        return memo.sorted_terms
+    terms = memo.sorted_terms
+    for term in gone:
+        del terms[bisect.bisect_left(terms, term_order(term), key=term_order)]
+    for term in added:
+        bisect.insort(terms, term, key=term_order)
+    memo.vocabulary -= gone
+    memo.vocabulary |= added
+    return terms
+
+
+def _shard_json(shard: list[str], encoded: dict[str, str], texts: dict[str, str]) -> bytes:
+    """``encode_json({term: encoded})`` of one shard, from each term's kept JSON text."""
+    members = []
+    for term in sorted(shard):
+        text = texts.get(term)
+        if text is None:
+            text = texts[term] = json_text(term)
+        members.append(f'{text}:"{encoded[term]}"')  # the posting alphabet needs no escaping
+    return ("{" + ",".join(members) + "}\n").encode("utf-8")
+
+
+def _shards(terms: list[str], encoded: dict[str, str]) -> list[list[str]]:
+    """Consecutive runs of terms of about SHARD_BYTES each."""
+    shards: list[list[str]] = [[]]
+    size = 0
+    for term in terms:
+        cost = len(term) + len(encoded[term]) + 6
+        if size + cost > SHARD_BYTES and shards[-1]:
+            shards.append([])
+            size = 0
+        shards[-1].append(term)
+        size += cost
+    return shards
+
+
+def letter_key(term: str) -> str:
+    """The vocabulary file of a term: its first character's code point in hex, or ``x`` for
+    every term that does not start with an ASCII character (few, in many scripts)."""
+    return format(ord(term[0]), "x") if term[0] < "\x80" else "x"
+
+
+def _by_first_letter(terms: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
+    groups: dict[str, list[str]] = defaultdict(list)
+    for term in terms:
+        groups[letter_key(term)].append(term)
+    return iter(sorted(groups.items()))
+
+
+def _subject_ids(docs: list[DocPiece]) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = defaultdict(list)
+    for number, doc in enumerate(docs):
+        for code in doc.subjects:
+            found[code].append(number)
+    return found
+
+
+def _manifest(catalog: Catalog, docs: list[DocPiece], files: Iterable[str],
+              version: str, shard_starts: list[str]) -> dict[str, object]:
+    """What the search page loads first: sizes, shard ranges, years and subjects."""
+    papers = sum(d.is_paper for d in docs)
+    years: dict[int | None, list[int]] = {}
+    for number, doc in enumerate(docs[:papers]):
+        years.setdefault(doc.year, [number, 0])[1] += 1
+    return {
+        "version": SEARCH_VERSION, "hash": version, "docs": len(docs), "papers": papers,
+        "groups": [PAPER_GROUP, AUTHOR_GROUP], "shards": shard_starts,
+        "letters": sorted(name[2:-5] for name in files if name.startswith("v/")),
+        "stopwords": sorted(STOPWORDS),
+        "years": [[y, start, n] for y, (start, n) in years.items()],
+        "subjects": [[s.code, s.name, len(s.paper_ids)] for s in
+                     sorted(catalog.subjects, key=lambda s: s.code)],
+    }
+
+

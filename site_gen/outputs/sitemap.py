@@ -1,0 +1,70 @@
+"""Discovery files: Routes -> ``sitemap.xml`` (absolute URLs) and ``robots.txt``.
+
+Output stage, {output path: bytes}. Every HTML page but the 404 page and redirects is listed, in
+route order, as an absolute URL under ``site_url``. No ``lastmod``: the build knows no honest date.
+A sitemap file may list at most 50,000 URLs (sitemaps.org): a site with more pages gets
+``sitemap-1.xml``, ``sitemap-2.xml``, ... and a ``sitemap.xml`` that indexes them.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from functools import partial
+
+from site_gen.outputs.pieces import Pieces
+from site_gen.plan.redirects import is_redirect
+from site_gen.plan.routes import Route
+from site_gen.plan.urls import NOT_FOUND, ROBOTS, SITEMAP, absolute_url, sitemap_part_url
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+SITEMAP_LIMIT = 50_000
+"""URLs one sitemap file may list (sitemaps.org)."""
+
+
+def sitemap_outputs(routes: Iterable[Route], site_url: str, memo: Pieces[bytes] | None = None,
+                    limit: int | None = None) -> dict[str, bytes]:
+    """``sitemap.xml`` (with its parts, past ``limit`` pages: ``SITEMAP_LIMIT`` unless given)
+    and ``robots.txt`` pointing at it.
+
+    With a memo, last build's sitemap files are reused while they list the same pages.
+    """
+    urls = tuple([route.url for route in routes
+                  if route.url != NOT_FOUND and route.output.endswith(".html")
+                  and not is_redirect(route)])
+    memo = memo if memo is not None else Pieces()
+    limit = limit or SITEMAP_LIMIT
+    parts = [urls[start:start + limit] for start in range(0, len(urls), limit)]
+    files: dict[str, bytes] = {}
+    if len(parts) <= 1:
+        files[SITEMAP] = memo.get(SITEMAP, (urls, site_url), lambda: render_sitemap(urls, site_url))
+    else:
+        names = [sitemap_part_url(n) for n in range(1, len(parts) + 1)]
+        for name, part in zip(names, parts):
+            files[name] = memo.get(name, (part, site_url), partial(render_sitemap, part, site_url))
+        files[SITEMAP] = render_sitemap_index(names, site_url)
+    memo.done()
+    return {**files, ROBOTS: render_robots(site_url)}
+
+
+def render_sitemap(urls: Iterable[str], site_url: str) -> bytes:
+    """A sitemaps.org 0.9 ``urlset`` with one ``loc`` per page URL."""
+    return _xml("urlset", "url", urls, site_url)
+
+
+def render_sitemap_index(names: Iterable[str], site_url: str) -> bytes:
+    """A sitemaps.org 0.9 ``sitemapindex`` naming the sitemap files."""
+    return _xml("sitemapindex", "sitemap", names, site_url)
+
+
+def _xml(root: str, item: str, urls: Iterable[str], site_url: str) -> bytes:
+    tree = ET.Element(root, {"xmlns": SITEMAP_NS})
+    for url in urls:
+        ET.SubElement(ET.SubElement(tree, item), "loc").text = absolute_url(url, site_url)
+    ET.indent(tree, space=" ")
+    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(tree, "utf-8") + b"\n"
+
+
+def render_robots(site_url: str) -> bytes:
+    """Allow everything and name the sitemap (crawlers read robots.txt only at a host's root)."""
+    return (f"User-agent: *\nAllow: /\n\nSitemap: {absolute_url(SITEMAP, site_url)}\n").encode()

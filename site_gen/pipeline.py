@@ -1,0 +1,268 @@
+"""The pipeline's wiring: where a project's inputs are, what a build plans and returns.
+
+read (config, dumps, curation, pages) -> catalog -> plan (routes, redirects) -> render ->
+outputs -> write. ``incremental.Builder`` runs these steps; this module holds what they share:
+the project layout (``CONTENT_DIR``, ``dump_files``, ``resolve_theme``), the ``Plan`` a build
+renders from, the ``BuildResult`` it returns, and the diagnostics a build itself makes.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib.resources import files as package_files
+from pathlib import Path
+
+import rjsmin
+
+from site_gen.model import Catalog, Dump, Lookup
+from site_gen.plan.redirects import (
+    LOCK_FILE,
+    Lock,
+)
+from site_gen.plan.routes import Route
+from site_gen.read.config import CONFIG_FILE, Config
+from site_gen.read.dumps import read_dump
+from site_gen.read.pages import Page
+from site_gen.render.engine import (
+    TemplateFault,
+    Theme,
+)
+from site_gen.util.diagnostics import Diagnostic, Severity, error, warning
+from site_gen.util.yamlfile import line_of, load_yaml_file
+from site_gen.write.tree import WriteResult
+
+CONTENT_DIR = "content"
+
+
+LOCK_SHOWN = f"{CONTENT_DIR}/{LOCK_FILE}"
+
+
+DUMPS_DIR = "dumps"
+
+
+DEFAULT_OUTPUT = "_site"
+
+
+SCRATCH_PATTERNS = ("*~", ".*", "*.swp", "*.swx", "*.swo", "4913", "*.tmp", "*___jb_*___",
+                    "*.crdownload", "*.part")
+"""Editor backups, swap and temp files: never input, never a reason to rebuild."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """What a build did: its diagnostics, and (when it wrote) what changed on disk."""
+
+    diagnostics: tuple[Diagnostic, ...]
+    written: WriteResult | None = None
+    pages: int = 0
+    catalog: Catalog | None = field(default=None, repr=False)
+    rendered: int = 0
+    """Pages rendered by this build; the others were reused from the previous one."""
+    reread: tuple[str, ...] = ()
+    """Dumps parsed by this build (all of them on a first build, the changed ones after)."""
+    config: Config | None = field(default=None, repr=False)
+    timings: tuple[tuple[str, float], ...] = ()
+    """Seconds spent in each stage, in order (``--verbose`` prints them)."""
+    notes: tuple[str, ...] = ()
+    """What the user should do about a build that went well (commit ``content/urls.lock``)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.written is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything decided before rendering."""
+
+    config: Config
+    catalog: Catalog
+    changes: frozenset[Lookup] | None
+    pages: tuple[Page, ...]
+    routes: tuple[Route, ...]
+    theme: Theme
+    theme_templates: Path
+    static: dict[str, bytes]
+    build_time: datetime | None
+    page_files: dict[str, bytes] = field(default_factory=dict)
+    """Files beside Markdown pages, by output path (``<slug>/<file>``)."""
+    lock: Lock | None = None
+    """``content/urls.lock`` as read (None when there is none)."""
+    published: Lock = field(default_factory=dict)
+    """The paper and author URLs of this build, with what they show."""
+
+    def unrecorded(self) -> list[str]:
+        """The URLs of this build the lock does not record (or records showing another thing)."""
+        lock = self.lock or {}
+        return sorted(url for url, shown in self.published.items() if lock.get(url) != shown)
+
+
+def is_scratch_file(name: str) -> bool:
+    """True for an editor's backup, swap or temp file (by its file name)."""
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in SCRATCH_PATTERNS)
+
+
+def builtin_theme_dir(name: str) -> Path | None:
+    """A theme shipped with site-gen: inside the wheel, or beside the package in a checkout."""
+    candidates = [Path(str(package_files("site_gen"))) / "themes" / name,
+                  Path(__file__).resolve().parent.parent / "themes" / name]
+    return next((c for c in candidates if (c / "templates").is_dir()), None)
+
+
+def resolve_theme(project: Path, config: Config) -> tuple[Theme, Path] | None:
+    """The theme's folders, with the project's own templates/ and static/ in front."""
+    named = project / config.theme
+    base = named if (named / "templates").is_dir() else builtin_theme_dir(config.theme)
+    if base is None:
+        return None
+    theme = Theme(
+        template_dirs=tuple(d for d in (project / "templates", base / "templates") if d.is_dir()),
+        static_dirs=tuple(d for d in (project / "static", base / "static") if d.is_dir()),
+    )
+    return theme, base / "templates"
+
+
+def static_files(theme: Theme) -> dict[str, Path]:
+    """Static files by relative name; a project file shadows the theme's file of that name."""
+    found: dict[str, Path] = {}
+    for folder in reversed(theme.static_dirs):
+        for path in sorted(folder.rglob("*")):
+            if path.is_file() and not is_scratch_file(path.name):
+                found[path.relative_to(folder).as_posix()] = path
+    return found
+
+
+def read_static(theme: Theme) -> dict[str, bytes]:
+    """Static files' bytes by relative name."""
+    return {name: static_bytes(name, path.read_bytes())
+            for name, path in static_files(theme).items()}
+
+
+DUMP_SUFFIX = ".txt"
+"""Dumps are the ``*.txt`` files in content/dumps/ and its subfolders (docs/dump-formats.md);
+other files there (a README.md, say) are notes, not read."""
+
+
+def dump_files(content: Path, refused: frozenset[Path] | set[Path] = frozenset()
+               ) -> list[tuple[str, Path]]:
+    """Every ``*.txt`` file in content/dumps and its subfolders, but hidden and editor scratch
+    files and anything in a hidden folder, sorted, with its display path."""
+    return [(shown, path) for shown, path in dump_folder(content, refused) if is_dump(path)]
+
+
+def is_dump(path: Path) -> bool:
+    """A ``*.txt`` regular file (not a pipe, say, which reading would wait on forever)."""
+    return path.suffix == DUMP_SUFFIX and path.is_file()
+
+
+def dump_folder(content: Path, refused: frozenset[Path] | set[Path]) -> list[tuple[str, Path]]:
+    """Every file below content/dumps but hidden, editor scratch and refused ones."""
+    folder = content / DUMPS_DIR
+    if not folder.is_dir() or folder in refused:
+        return []
+    found = []
+    for top, folders, names in os.walk(folder):  # scandir: no stat per file (watch rebuilds)
+        here = Path(top)
+        folders[:] = [f for f in folders if not f.startswith(".") and here / f not in refused]
+        inside = here.relative_to(folder).as_posix()
+        prefix = f"{CONTENT_DIR}/{DUMPS_DIR}/" + ("" if inside == "." else inside + "/")
+        found += [(prefix + name, here / name) for name in names
+                  if not is_scratch_file(name) and here / name not in refused]
+    return sorted(found)
+
+
+def parse_dump(shown: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]:
+    return read_dump(shown, data)
+
+
+def keep_bytes(shown: str, data: bytes) -> bytes:
+    return data
+
+
+def static_bytes(shown: str, data: bytes) -> bytes:
+    """A static file as the site serves it: JavaScript minified (rjsmin keeps ``/*! */``
+    comments, such as licences), so a first visit downloads less; everything else as it is."""
+    return rjsmin.jsmin(data, keep_bang_comments=True) if shown.endswith(".js") else data
+
+
+def site_files_key(plan: Plan) -> tuple[object, tuple[str, ...]]:
+    """What the files beside the pages are made from, besides the catalog: the settings every
+    generator reads, and the routes (which only the sitemap reads)."""
+    return (plan.config, plan.build_time), tuple([r.url for r in plan.routes])
+
+
+def taken_names(names: Collection[str], more: Mapping[str, bytes]) -> list[Diagnostic]:
+    """An error for each file of ``more`` whose name is already in ``names``."""
+    return [error(name, 0, f"{name} would be written twice (a theme or project file has the "
+                           "name of a generated file)") for name in sorted(more) if name in names]
+
+
+def source_date(environ: Mapping[str, str]) -> tuple[datetime | None, list[Diagnostic]]:
+    """The build time for feeds from ``SOURCE_DATE_EPOCH`` (reproducible builds), if set."""
+    value = environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if not value:
+        return None, []
+    try:
+        return datetime.fromtimestamp(int(value), UTC), []
+    except (ValueError, OverflowError, OSError):
+        return None, [warning("SOURCE_DATE_EPOCH", 0, f"not a whole number of seconds "
+                                                      f"({value!r}); feeds use paper years", "source-date")]
+
+
+def unrecorded_warning(urls: list[str]) -> Diagnostic:
+    """Under --strict (CI), a committed lock that misses published URLs fails: a CI build's
+    own record is thrown away, so those URLs would not answer after a rename."""
+    listed = ", ".join(urls[:3]) + (f" and {len(urls) - 3} more" if len(urls) > 3 else "")
+    return warning(LOCK_SHOWN, 0, f"does not record {listed}: run 'site-gen build' and commit "
+                                  f"{LOCK_SHOWN}, so that they keep answering after a rename",
+                   "urls-lock")
+
+
+def no_content(project: Path) -> Diagnostic:
+    """No content/ folder: pointing at the project folder when this looks like content/ itself."""
+    here = project.resolve()
+    if here.name == CONTENT_DIR or (here / DUMPS_DIR).is_dir() or (here / CONFIG_FILE).is_file():
+        return error(str(project / CONTENT_DIR), 0,
+                     f"no content folder here: {here} looks like the content folder itself; run "
+                     f"site-gen from the project folder above it (cd {here.parent}), or pass "
+                     f"--project {here.parent}")
+    return error(str(project / CONTENT_DIR), 0,
+                 "no content folder; run site-gen in a project folder that holds "
+                 "content/dumps/, or make one with: site-gen new FOLDER")
+
+
+def theme_missing(content: Path, theme: str) -> Diagnostic:
+    """Where the theme was looked for, at the ``theme:`` line of site.yaml."""
+    data, _ = load_yaml_file(content / CONFIG_FILE, CONFIG_FILE)
+    builtin = sorted(p.name for p in (builtin_theme_dir("default") or Path()).parent.iterdir()
+                     if (p / "templates").is_dir())
+    return error(f"{CONTENT_DIR}/{CONFIG_FILE}", line_of(data, "theme"),
+                 f"theme {theme!r} not found: no folder {theme}/templates/ in the project "
+                 f"folder and no built-in theme of that name (built-in: {', '.join(builtin)})")
+
+
+def template_diagnostic(fault: TemplateFault, theme: Theme, project: Path) -> Diagnostic:
+    """A template's problem at its file as the user knows it (a template name is looked up in
+    the theme's folders, the project's own first)."""
+    path = Path(fault.path)
+    if fault.path and not path.is_absolute():
+        path = next((d / fault.path for d in theme.template_dirs if (d / fault.path).is_file()),
+                    path)
+    return error(_shown(path, project) if fault.path else "templates", fault.line, fault.message)
+
+
+def _shown(path: Path, project: Path) -> str:
+    """A path as the user knows it: relative to the project when inside it."""
+    try:
+        return path.resolve().relative_to(project.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def sorted_diagnostics(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Errors first, then by place; stable and deterministic for the terminal and tests."""
+    return sorted(dict.fromkeys(diagnostics), key=lambda d: (d.severity != Severity.ERROR, d))

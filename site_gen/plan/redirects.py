@@ -1,0 +1,153 @@
+"""URLs that last: ``content/urls.lock`` + curation aliases -> redirect pages (planning stage).
+
+Every paper and author URL a build publishes is recorded in ``content/urls.lock`` with what
+the page showed: a paper by a digest of its folded abstract, an author by their profile (or
+their name). When a later build no longer has a page at a recorded URL (a curated title or
+name changed the slug), the URL gets a small redirect page to the page that now shows the
+same paper or person; curation's ``aliases`` add old slugs by hand. Redirect pages are routes
+of their own (template ``redirect.html``), left out of the sitemap and search.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Collection, Iterable
+from functools import lru_cache
+from pathlib import Path
+
+from site_gen.model import Author, Catalog, Paper
+from site_gen.plan.routes import Route
+from site_gen.plan.urls import author_url, check_url, output_path, paper_url
+from site_gen.util.diagnostics import Diagnostic, error, warning
+from site_gen.util.text import MEMO, fold, plain_text
+
+LOCK_FILE = "urls.lock"
+REDIRECT_TEMPLATE = "redirect.html"
+_HEADER = ("# Every paper and author URL this site has published, and what it showed.\n"
+           "# site-gen build adds to it; commit it, so that a URL, once published, keeps\n"
+           "# answering (with a redirect once its page moves). See docs/curation.md.\n")
+
+Lock = dict[str, str]
+"""Published URL -> the identity of what it showed (``paper:<digest>``, ``profile:<dump>``,
+``name:<folded name>``)."""
+
+
+def read_lock(path: Path, shown: str) -> tuple[Lock | None, list[Diagnostic]]:
+    """The recorded URLs (None when there is no lock file); a malformed line is an error."""
+    if not path.is_file():
+        return None, []
+    lock: Lock = {}
+    problems = []
+    for number, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        url, _, identity = line.strip().partition(" ")
+        if not _valid_url(url) or not identity.strip():
+            problems.append(error(shown, number, "expected '<papers/slug/ or authors/slug/> "
+                                                 "<identity>', as site-gen build writes it"))
+            continue
+        lock[url] = identity.strip()
+    return lock, problems
+
+
+def _valid_url(url: str) -> bool:
+    try:
+        check_url(url)
+    except ValueError:
+        return False
+    return url.startswith(("papers/", "authors/")) and url.endswith("/") and url.count("/") == 2
+
+
+def lock_text(lock: Lock) -> str:
+    """The lock file's text: sorted, one URL a line, so that its diffs read well."""
+    return _HEADER + "".join(f"{url} {lock[url]}\n" for url in sorted(lock))
+
+
+def write_lock(path: Path, lock: Lock) -> None:
+    """Replace the lock file in one step (a reader never sees half of it)."""
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(lock_text(lock), encoding="utf-8")
+    os.replace(partial, path)
+
+
+def paper_identity(paper: Paper) -> str:
+    """What a paper URL showed: its abstract, as merging compares it."""
+    return _abstract_identity(paper.abstract_text)
+
+
+@lru_cache(maxsize=MEMO)
+def _abstract_identity(abstract: str) -> str:
+    """Remembered by abstract: every build, watch rebuilds too, names every paper's identity
+    (250 ms at 10,000 papers without it). Folded without fold's memo, which a one-shot build
+    empties after merging (24 MB at 10,000 papers)."""
+    folded = fold.__wrapped__(plain_text(abstract))
+    return "paper:" + hashlib.sha256(folded.encode()).hexdigest()[:16]
+
+
+def author_identities(author: Author) -> tuple[str, ...]:
+    """Who an author URL showed, first the identity recorded for it: their profile's dump, else
+    their name; then every other name they go by (curation's variants)."""
+    names = tuple(f"name:{fold(n)}" for n in (author.name, *author.variants))
+    return tuple(f"profile:{p.path}" for p in author.profiles) + names
+
+
+def published(catalog: Catalog) -> Lock:
+    """Every paper and author URL of this catalog, with its identity."""
+    lock = {paper_url(p.id): paper_identity(p) for p in catalog.papers}
+    lock.update((author_url(a.id), author_identities(a)[0]) for a in catalog.authors)
+    return lock
+
+
+def plan_redirects(catalog: Catalog, lock: Lock, now: Lock, taken: Collection[str], shown: str
+                   ) -> tuple[list[Route], list[Diagnostic]]:
+    """A redirect route for every recorded URL whose page moved, and every curated alias;
+    never over a page of this build (``taken``). ``now`` is ``published(catalog)``."""
+    gone = {url: identity for url, identity in lock.items() if url not in taken}
+    moves = _moves(catalog, gone, now) if gone else {}
+    diagnostics: list[Diagnostic] = []
+    for url, target in _aliases(catalog):
+        if url in taken:
+            diagnostics.append(warning(shown, 0, f"alias {url!r} of {target[0]!r} is the URL of "
+                                                 "another page; no redirect made", "alias-taken"))
+        else:
+            moves[url] = target
+    return [redirect_route(url, *moves[url]) for url in sorted(moves)], diagnostics
+
+
+def _moves(catalog: Catalog, gone: Lock, now: Lock) -> dict[str, tuple[str, str]]:
+    """Where each recorded URL without a page went: the first page (papers, then authors, in
+    catalog order) showing what it showed, with that page's title."""
+    targets: dict[str, str] = {}
+    for url, identity in now.items():
+        targets.setdefault(identity, url)
+    for author in catalog.authors:
+        for identity in author_identities(author)[1:]:
+            targets.setdefault(identity, author_url(author.id))
+    return {url: (targets[identity], _title(catalog, targets[identity]))
+            for url, identity in gone.items() if identity in targets}
+
+
+def _title(catalog: Catalog, url: str) -> str:
+    kind, slug, _ = url.split("/")
+    if kind == "papers":
+        return plain_text(catalog.paper(slug).title)
+    return catalog.author(slug).name
+
+
+def _aliases(catalog: Catalog) -> Iterable[tuple[str, tuple[str, str]]]:
+    for paper in catalog.papers:
+        for alias in paper.aliases:
+            yield paper_url(alias), (paper_url(paper.id), plain_text(paper.title))
+    for author in catalog.authors:
+        for alias in author.aliases:
+            yield author_url(alias), (author_url(author.id), author.name)
+
+
+def redirect_route(url: str, target: str, title: str) -> Route:
+    """The page left at ``url``: it sends the browser to ``target`` (both site-relative)."""
+    return Route(url, output_path(url), REDIRECT_TEMPLATE, {"target": target, "title": title})
+
+
+def is_redirect(route: Route) -> bool:
+    return route.template == REDIRECT_TEMPLATE

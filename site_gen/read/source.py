@@ -1,0 +1,64 @@
+"""Decoding a dump file into numbered, normalised lines, whatever its encoding quirks.
+
+Readers work on the non-blank lines this module yields, so CRLF/CR line endings, a BOM,
+trailing spaces, extra blank lines and stray control characters never reach a grammar.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from site_gen.util.diagnostics import Diagnostic, error, warning
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# C0/C1 controls other than tab, plus DEL; they have no place in a dump and break HTML/XML.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A non-blank line of a dump: its 1-based number and its normalised text."""
+
+    number: int
+    text: str
+
+
+def decode(path: str, data: bytes) -> tuple[str | None, list[Diagnostic]]:
+    """Bytes -> text. UTF-8 (BOM optional) or BOM-marked UTF-16; anything else is an error."""
+    for bom, codec in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+                       (codecs.BOM_UTF16_BE, "utf-16-be")):
+        if data.startswith(bom):
+            data = data[len(bom):]
+            break
+    else:
+        codec = "utf-8"
+    try:
+        return data.decode(codec), []
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        bad = data[exc.start : exc.start + 1].hex()
+        message = f"not valid {codec.upper()} (byte 0x{bad}); save the file as UTF-8"
+        return None, [error(path, line, message)]
+
+
+def normalise_line(text: str) -> str:
+    """NFC, tabs as spaces, no control characters, no surrounding white space."""
+    text = _CONTROL.sub("", text.replace("\t", " "))
+    return unicodedata.normalize("NFC", text).strip()
+
+
+def split_lines(path: str, text: str) -> tuple[list[Line], list[Diagnostic]]:
+    """The non-blank lines of ``text`` with their numbers; warns once about control characters."""
+    lines: list[Line] = []
+    diagnostics: list[Diagnostic] = []
+    for number, raw in enumerate(_LINE_BREAK.split(text), start=1):
+        if _CONTROL.search(raw.replace("\t", " ")) and not diagnostics:
+            diagnostics.append(warning(path, number, "control characters removed",
+                                               "control-characters"))
+        clean = normalise_line(raw)
+        if clean:
+            lines.append(Line(number, clean))
+    return lines, diagnostics

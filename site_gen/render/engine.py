@@ -1,0 +1,805 @@
+"""Stage 4, rendering: Routes -> pages staged on disk, through the theme's Jinja2 templates.
+
+``PageRendering`` renders each route (in forked workers for a large site), hands the bytes to
+a ``PageWriter`` (``write.tree.Staging``) and returns, per page, a ``Rendered``: its digest and
+what it read. The bytes are not kept.
+
+Templates come from the project's ``templates/`` first, then the theme; ``!theme/x.html``
+always names the theme's own file, so an override can extend the template it replaces.
+Autoescape is on everywhere and undefined variables are errors.
+
+Each page also reports what it read beyond its route's context (``Rendered.lookups``): the
+catalog lookups its templates made, the entries of tracked globals (asset versions, BibTeX)
+and every template it loaded. A Builder kept alive compares those with what changed to decide
+which pages to render again (incremental/cache.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import multiprocessing
+import multiprocessing.pool
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import chain, islice
+from pathlib import Path
+from typing import Any, Protocol
+
+import jinja2
+from markupsafe import Markup
+
+from site_gen import SOURCE_URL, __version__
+from site_gen.model import Author, Catalog, Paper, Subject, watch_reads
+from site_gen.plan.routes import Route
+from site_gen.plan.urls import (
+    SITE_FEED,
+    absolute_url,
+    author_bibtex_url,
+    author_feed_url,
+    author_url,
+    citation_url,
+    paper_url,
+    relative_url,
+    subject_feed_url,
+    subject_url,
+)
+from site_gen.read.config import Config
+from site_gen.render import metadata, snippets
+from site_gen.util.lifeline import die_with_parent
+from site_gen.util.progress import NoProgress, Progress
+from site_gen.util.text import plain_text, render_abstract, render_title
+from site_gen.write.tree import Receipt, digest
+
+ASSETS = "assets/"
+
+
+@dataclass(frozen=True, slots=True)
+class Theme:
+    """Where templates and static files come from, in override order."""
+
+    template_dirs: tuple[Path, ...]
+    static_dirs: tuple[Path, ...]
+
+
+def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
+    """A Jinja2 environment with our filters; one per build, templates compiled once."""
+    loader = jinja2.ChoiceLoader([
+        jinja2.PrefixLoader({"!theme": jinja2.FileSystemLoader(theme_templates)}, delimiter="/"),
+        jinja2.FileSystemLoader([str(d) for d in theme.template_dirs]),
+    ])
+    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                             auto_reload=False)
+    env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
+                       title=render_title,
+                       absolute=_absolute)
+    # Markup the theme's busiest macros build in Python. Filters rather than globals: every
+    # template context copies every global, and a page makes several contexts.
+    env.filters.update(metadata.FILTERS, **snippets.FILTERS)
+    env.globals.update(_METADATA_GLOBALS)
+    return env
+
+
+# URL rules and head metadata the templates may call (docs/theming.md lists them).
+_METADATA_GLOBALS: dict[str, Any] = {
+    "site_feed": SITE_FEED, "citation_url": citation_url, "author_bibtex_url": author_bibtex_url,
+    "author_feed_url": author_feed_url, "subject_feed_url": subject_feed_url,
+    "highwire_tags": metadata.highwire_tags, "open_graph_tags": metadata.open_graph_tags,
+    "twitter_tags": metadata.twitter_tags, "summary": metadata.summary,
+    "paper_jsonld": metadata.paper_jsonld, "author_jsonld": metadata.author_jsonld,
+    "collection_jsonld": metadata.collection_jsonld, "site_jsonld": metadata.site_jsonld,
+}
+
+
+def target_of(obj: object) -> str:
+    """The site URL of a model object (or a URL string as it is)."""
+    if isinstance(obj, Paper):
+        return paper_url(obj.id)
+    if isinstance(obj, Author):
+        return author_url(obj.id)
+    if isinstance(obj, Subject):
+        return subject_url(obj.code)
+    return str(obj)
+
+
+@jinja2.pass_context
+def _url(context: jinja2.runtime.Context, target: str) -> str:
+    """Link to a site URL from the current page: relative, or base-path absolute on 404."""
+    if context.get("absolute_links"):
+        return context["site"].base_path + target
+    return relative_url(target, context["page_url"])
+
+
+@jinja2.pass_context
+def _href(context: jinja2.runtime.Context, obj: object) -> str:
+    return _url(context, target_of(obj))
+
+
+@jinja2.pass_context
+def _absolute(context: jinja2.runtime.Context, obj: object) -> str:
+    return absolute_url(target_of(obj), context["site"].site_url)
+
+
+def asset_versions(static: Mapping[str, bytes]) -> dict[str, str]:
+    """Short content hashes of static files, appended to their URLs so caches never go stale."""
+    return {name: hashlib.sha256(data).hexdigest()[:10] for name, data in static.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """One page as written: its digest, and what it read beyond its route's context."""
+
+    digest: bytes
+    lookups: frozenset[tuple[str, str]]
+
+
+class PageWriter(Protocol):
+    """Where pages go as they are rendered (output.Staging is one).
+
+    ``write`` may run in a forked worker process; its receipt is ``record``ed in this one.
+    """
+
+    def write(self, name: str, data: bytes) -> Receipt: ...
+
+    def record(self, receipt: Receipt) -> None: ...
+
+
+class MemoryWriter:
+    """A PageWriter that keeps the pages' bytes (for tests, benchmarks and small tools)."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def write(self, name: str, data: bytes) -> Receipt:
+        return Receipt(name, digest(data), True, data)
+
+    def record(self, receipt: Receipt) -> None:
+        assert receipt.data is not None
+        self.files[receipt.name] = receipt.data
+
+
+TRACKED_GLOBALS = {"asset_versions": "asset", "bibtex": "bibtex"}
+"""Globals holding per-page data, by the kind their lookups are noted as."""
+
+
+def render_pages(
+    env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
+    globals_: Mapping[str, Any], writer: PageWriter, workers: int | None = None,
+    fragments: FragmentMemo | None = None, progress: Progress | None = None,
+    remember: bool = True,
+) -> dict[str, Rendered]:
+    """Render routes into ``writer`` (see ``PageRendering``) and wait for them."""
+    with PageRendering(env, routes, site, catalog, globals_, writer, workers, fragments,
+                       progress, remember) as rendering:
+        return rendering.result()
+
+
+class PageRendering:
+    """Routes being rendered into a writer, noting what each page read.
+
+    With worker processes, rendering starts on ``__enter__`` and goes on while this process
+    does other work (the files beside the pages); ``result()`` waits for it. Without, it
+    happens in ``result()``. ``fragments`` may carry list items between builds; ``progress``
+    is started when rendering starts and told how many pages were done each time a batch is
+    (from a helper thread when workers render); ``remember=False`` drops what pages read, as nothing will rebuild from it. Jinja2
+    errors are raised by ``result()``; the builder turns them into diagnostics.
+    """
+
+    def __init__(self, env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
+                 catalog: Catalog, globals_: Mapping[str, Any], writer: PageWriter,
+                 workers: int | None = None, fragments: FragmentMemo | None = None,
+                 progress: Progress | None = None, remember: bool = True) -> None:
+        _prepare_environment(env, site, catalog, globals_,
+                             fragments if fragments is not None else FragmentMemo(), remember)
+        self.job = _Job(env, routes, site, writer, remember)
+        self.workers = workers if workers is not None else _default_workers(len(routes))
+        self.progress: Progress = progress if progress is not None else NoProgress()
+        self._pool: multiprocessing.pool.Pool | None = None
+        self._pending: list[multiprocessing.pool.AsyncResult[_ChunkResult]] = []
+        self._local: tuple[int, ...] = ()
+        """Routes this process renders while workers render the rest (see ``_lists_apart``)."""
+
+    def __enter__(self) -> PageRendering:
+        global _JOB
+        if self.workers > 1 and self.job.routes:
+            _JOB = self.job  # forked workers inherit it
+            _compile_templates(self.job.env)
+            self.progress.start(len(self.job.routes), "rendering")
+            self._pool = multiprocessing.get_context("fork").Pool(
+                self.workers, initializer=die_with_parent, initargs=(os.getpid(),))
+            batches = _parallel_batches(self.job.routes, self.workers)
+            if self.job.remember:
+                batches, self._local = _lists_apart(self.job.routes, batches)
+            self._pending = [self._pool.apply_async(_render_chunk, (indices,), callback=self._done)
+                             for indices in batches]
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        global _JOB
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
+        _JOB = None
+
+    def _done(self, result: _ChunkResult) -> None:
+        self.progress.advance(len(result[0]))
+
+    def result(self) -> dict[str, Rendered]:
+        """Every page rendered and handed to the writer; the writer has recorded them all."""
+        if self._pool is None:
+            self.progress.start(len(self.job.routes), "rendering")
+            batches: Iterable[Batch] = _render_serial(self.job, self.progress)
+        else:
+            here = _render_batch(self.job, self._local)
+            self.progress.advance(len(here))
+            batches = chain([here], (batch if batch is not None else _render_batch(self.job, indices)
+                                     for indices, batch in (pending.get() for pending in self._pending)))
+        pages: dict[str, Rendered] = {}
+        for batch in batches:
+            for receipt, lookups in batch:
+                self.job.writer.record(receipt)
+                pages[receipt.name] = Rendered(receipt.digest, lookups)
+        return pages
+
+
+def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog,
+                         globals_: Mapping[str, Any], memo: FragmentMemo, remember: bool) -> None:
+    """Give templates the site, the tracked catalog and globals, and the fragment helpers."""
+    tracked = TrackedCatalog(catalog)
+    wrapped = {name: TrackedMapping(value, TRACKED_GLOBALS[name], tracked)
+               for name, value in globals_.items() if name in TRACKED_GLOBALS}
+    versions: Mapping[str, Any] = wrapped.get("asset_versions", {})
+
+    @jinja2.pass_context
+    def asset(context: jinja2.runtime.Context, name: str) -> str:
+        return _url(context, ASSETS + name) + f"?v={versions.get(name, '0')}"
+
+    env.filters["asset"] = asset
+    env.globals.update(globals_, **wrapped, site=site, catalog=tracked,
+                       generator=f"site-gen {__version__}", source_url=SOURCE_URL)
+    _track_templates(env, tracked)
+    env.globals.update(fragment=_fragment_renderer(env, tracked, memo, remember),
+                       fragments=_fragment_list_renderer(env, tracked, memo, remember))
+
+
+def _track_templates(env: jinja2.Environment, tracked: TrackedCatalog) -> None:
+    """Note ``("template", name)`` for every template a page loads (extends, imports, ...).
+
+    Every load, cached or not, goes through ``Environment._load_template`` (Jinja 3).
+    """
+    load = type(env)._load_template
+
+    def load_template(name: str, globals: Any) -> jinja2.Template:
+        tracked.lookups.add(("template", name))  # even if missing: it may appear later
+        return load(env, name, globals)
+
+    env._load_template = load_template  # type: ignore[method-assign]
+
+
+def template_texts(env: jinja2.Environment) -> dict[str, str]:
+    """The source of every template the environment can load, by name (TemplateFault for
+    one that is not UTF-8 text)."""
+    loader = env.loader
+    assert loader is not None
+    texts = {}
+    for name in sorted(loader.list_templates()):
+        try:
+            texts[name] = loader.get_source(env, name)[0]
+        except UnicodeDecodeError as exc:
+            raise TemplateFault(name, 0, f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x}); "
+                                         "save the file as UTF-8") from None
+    return texts
+
+
+class TemplateFault(Exception):
+    """A template failed: its file (a path, or a template name), line and what went wrong.
+
+    Made from any exception a page's rendering raised, in the process that rendered it (the
+    traceback, which holds the place, does not cross to the parent), and plain data, so it
+    pickles. Not an OSError, which a missing template (jinja2.TemplateNotFound) is, and which
+    the output stage would take for a failed write.
+    """
+
+    def __init__(self, path: str, line: int, message: str) -> None:
+        super().__init__(path, line, message)
+        self.path, self.line, self.message = path, line, message
+
+    @classmethod
+    def of(cls, exc: BaseException, template: str, page: str) -> TemplateFault:
+        """The innermost template frame of ``exc``'s traceback, and what ``exc`` says."""
+        path = getattr(exc, "filename", None) or template
+        line = getattr(exc, "lineno", None) or 0
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename.endswith(".html"):
+                path, line = tb.tb_frame.f_code.co_filename, tb.tb_lineno
+            tb = tb.tb_next
+        if isinstance(exc, jinja2.TemplateNotFound):
+            what = f"template {exc.name!r} not found"
+        elif isinstance(exc, jinja2.TemplateError):
+            what = str(exc.message or exc)
+        else:
+            what = f"{exc} ({type(exc).__name__})"
+        return cls(str(path), line, f"template error{' on ' + page if page else ''}: {what}")
+
+
+PARALLEL_THRESHOLD = 400
+_CHUNK = 64
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    env: jinja2.Environment
+    routes: tuple[Route, ...]
+    site: Config
+    writer: PageWriter
+    remember: bool
+
+
+Batch = list[tuple[Receipt, frozenset[tuple[str, str]]]]
+_NOTHING: frozenset[tuple[str, str]] = frozenset()
+
+
+def _default_workers(count: int) -> int:
+    """Processes worth starting: none below a few hundred pages, else one per core."""
+    if count < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return min(os.cpu_count() or 1, 8)
+
+
+def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, str]]]:
+    """Render a page and hand it to the writer; the bytes are not kept."""
+    tracked: TrackedCatalog = job.env.globals["catalog"]  # type: ignore[assignment]
+    tracked.lookups = set()
+    watch_reads(tracked.note)  # paper lists and abstracts read on the page, even from its context
+    try:
+        template = job.env.get_template(route.template)
+        values = {"page_url": route.url, "absolute_links": route.url == "404.html",
+                  "canonical": absolute_url(route.url, job.site.site_url)}
+        if _listed_papers(route.context) > LONG_LIST:  # megabytes: tidied as they are made
+            html: Iterable[str] = template.generate(route.context, **values)
+        else:  # joined at once, which costs less than taking a stream
+            html = (template.render(route.context, **values),)
+        data = _tidy(html)
+    except Exception as exc:  # noqa: BLE001 - any failure in a template is the template's
+        raise TemplateFault.of(exc, route.template, route.url or "the home page") from None
+    finally:
+        watch_reads(None)
+    receipt = job.writer.write(route.output, data)
+    return receipt, frozen_lookups(tracked.lookups) if job.remember else _NOTHING
+
+
+WILDCARD = ("*", "")
+"""Among a page's lookups when any is ``("*", ...)``: then every change makes it stale."""
+
+
+def frozen_lookups(lookups: set[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+    """What a page or fragment read, marked with ``WILDCARD`` where it holds a ``("*", ...)``,
+    so that a rebuild finds out in one set lookup (cache.is_stale) rather than a scan."""
+    frozen = frozenset(lookups)
+    if WILDCARD not in frozen and any(kind == "*" for kind, _ in frozen):
+        return frozen | {WILDCARD}
+    return frozen
+
+
+def stale_marks(changes: frozenset[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+    """The lookups any one of which makes a page or fragment stale after ``changes``: the
+    changes, and ``WILDCARD`` (which depends on every change) unless there are none. A
+    page's lookups are then checked with one ``isdisjoint`` (cache.is_stale)."""
+    return changes | {WILDCARD} if changes else changes
+
+
+def _render_batch(job: _Job, indices: Sequence[int]) -> Batch:
+    return [_render_one(job, job.routes[i]) for i in indices]
+
+
+def _render_serial(job: _Job, progress: Progress) -> Iterator[Batch]:
+    count = len(job.routes)
+    for start in range(0, count, _CHUNK):
+        batch = _render_batch(job, range(start, min(start + _CHUNK, count)))
+        progress.advance(len(batch))
+        yield batch
+
+
+def _weight(value: object, depth: int = 0) -> int:
+    """A page's rough cost: how many items its context lists (to three levels deep)."""
+    if isinstance(value, Mapping):
+        return 1 + sum(_weight(v, depth + 1) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return 1 + (sum(_weight(v, depth + 1) for v in value) if depth < 2 else len(value))
+    return 1
+
+
+def _parallel_batches(routes: Sequence[Route], workers: int) -> list[tuple[int, ...]]:
+    """Route indices in batches for the workers: the heaviest pages first and alone, so no
+    worker is left rendering a long list page while the others idle."""
+    weights = [_weight(route.context) for route in routes]
+    budget = max(sum(weights) // (workers * 32), 1)
+    batches: list[tuple[int, ...]] = []
+    batch: list[int] = []
+    load = 0
+    for i in sorted(range(len(routes)), key=lambda i: -weights[i]):
+        batch.append(i)
+        load += weights[i]
+        if load >= budget or len(batch) == _CHUNK:
+            batches.append(tuple(batch))
+            batch, load = [], 0
+    return batches + ([tuple(batch)] if batch else [])
+
+
+def _compile_templates(env: jinja2.Environment) -> None:
+    """Compile every template before forking: the workers inherit them instead of each
+    compiling its own, and a Builder that rebuilds has them for its next, small build."""
+    for name in env.list_templates(filter_func=lambda name: name.endswith(".html")):
+        try:
+            env.get_template(name)
+        except jinja2.TemplateError:
+            pass  # reported by the page that uses it, if one does
+
+
+LONG_LIST = 500
+"""A page listing more papers than this is tidied from the template's stream (``_render_one``)
+and, in watch mode, rendered by the Builder itself (``_lists_apart``)."""
+
+
+def _lists_apart(routes: Sequence[Route], batches: list[tuple[int, ...]]
+                 ) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
+    """The batches without the long list pages, and those pages, for this process to render.
+
+    List items rendered by a worker stay in the worker's fragment memo. A Builder that
+    rebuilds (watch mode) renders the long lists itself (the papers index, large subjects),
+    so that its memo holds the items their next rendering reuses: the first edit after a full
+    build then renders a 10,000-item index from the memo, as every later edit does.
+    """
+    local = tuple(i for batch in batches for i in batch
+                  if _listed_papers(routes[i].context) > LONG_LIST)
+    taken = set(local)
+    rest = [kept for batch in batches if (kept := tuple(i for i in batch if i not in taken))]
+    return rest, local
+
+
+def _listed_papers(context: Mapping[str, object]) -> int:
+    """How many papers a page lists by year (``years`` in plan/routes.py's contexts)."""
+    years = context.get("years")
+    if not isinstance(years, tuple):
+        return 0
+    return sum(len(group[1]) for group in years if isinstance(group, tuple) and len(group) == 2
+               and isinstance(group[1], tuple))
+
+
+# Set in the parent just before forking; workers inherit it (fork start method only).
+_JOB: _Job | None = None
+
+
+_ChunkResult = tuple[tuple[int, ...], Batch | None]
+
+
+def _render_chunk(indices: tuple[int, ...]) -> _ChunkResult:
+    """Worker side: render and write these routes; None tells the parent to redo them (and
+    so raise the error with its traceback)."""
+    assert _JOB is not None
+    try:
+        return indices, _render_batch(_JOB, indices)
+    except Exception:
+        return indices, None
+
+
+class FragmentMemo:
+    """Rendered fragments, with the lookups each made; kept for one build, or between builds.
+
+    Between builds, the Builder drops entries whose lookups changed (``drop_stale``) and the
+    entries the previous build did not use (``rotate``), so the memo stays the size of a site.
+    """
+
+    def __init__(self) -> None:
+        self.current: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
+        self.previous: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
+
+    def get(self, key: tuple[object, ...]) -> tuple[Markup, frozenset[tuple[str, str]]] | None:
+        hit = self.current.get(key)
+        if hit is None and (hit := self.previous.pop(key, None)) is not None:
+            self.current[key] = hit
+        return hit
+
+    def rotate(self) -> None:
+        """Start a build: what the last build did not use will be dropped after this one.
+
+        A build that rendered nothing used nothing, and drops nothing: the edit after a
+        build that changed no page finds the list items as the build before left them.
+        """
+        if self.current:
+            self.previous, self.current = self.current, {}
+
+    def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
+        """Forget the fragments that read an answer among ``changes`` (cache.is_stale)."""
+        marks = stale_marks(changes)
+        if not marks:
+            return
+        for table in (self.current, self.previous):
+            for key in [k for k, (_, lookups) in table.items() if not marks.isdisjoint(lookups)]:
+                del table[key]
+
+
+def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
+                       memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
+    """``fragment(name, **values)``: a partial rendered once per page depth and reused.
+
+    A paper's list item appears on many pages (author, subject, index, related lists); links
+    depend only on the page's depth (urls.relative_url), so one rendering serves every page of
+    that depth. A reused fragment adds the lookups it made to the page using it.
+    """
+    render = _fragment_maker(env, tracked, memo, remember)
+
+    @jinja2.pass_context
+    def fragment(context: jinja2.runtime.Context, name: str, **values: object) -> Markup:
+        return Markup(render(_fragment_depth(context), name, tuple(sorted(values.items()))))
+
+    return fragment
+
+
+LIST_MEMO = 100
+"""A list of more items than this is itself kept in a rebuilding Builder's fragment memo."""
+
+
+def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
+                            memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
+    """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined.
+
+    The items are joined as plain strings: every one is markup already, and ``Markup.join``
+    would copy each (the papers index joins 10,000). When pages are remembered (watch mode),
+    a long list is kept whole as well, under its very items: an edit re-renders the papers
+    index and large subject pages, whose year groups are lists of hundreds of papers, and
+    all but the group holding the edited paper are then taken whole from the memo.
+    """
+    render = _fragment_maker(env, tracked, memo, remember)
+
+    @jinja2.pass_context
+    def fragments(context: jinja2.runtime.Context, name: str, var: str, items: Any,
+                  **values: object) -> Markup:
+        depth = _fragment_depth(context)
+        shared = tuple(sorted(values.items()))
+        if not (remember and isinstance(items, tuple) and len(items) > LIST_MEMO):
+            return Markup(_joined(render, depth, name, var, items, shared))
+        key = ("*list", name, depth, var, shared, items)
+        hit = memo.get(key)
+        if hit is None:
+            with tracked.recording() as lookups:
+                html = Markup(_joined(render, depth, name, var, items, shared))
+            memo.current[key] = (html, frozen_lookups(lookups))
+            return html
+        tracked.lookups |= hit[1]
+        return hit[0]
+
+    return fragments
+
+
+def _joined(render: Callable[[int, str, tuple[tuple[str, object], ...]], Markup], depth: int,
+            name: str, var: str, items: Iterable[object],
+            shared: tuple[tuple[str, object], ...]) -> str:
+    """Each item's fragment, joined; its values are ``shared`` with ``(var, item)`` in order."""
+    at = sum(1 for key, _ in shared if key < var)
+    before, after = shared[:at], shared[at:]
+    return "".join([render(depth, name, before + ((var, item),) + after) for item in items])
+
+
+def _fragment_depth(context: jinja2.runtime.Context) -> int:
+    """How deep the page is (-1: links are absolute), which is all a fragment's links need."""
+    if context.get("absolute_links"):
+        return -1
+    return str(context["page_url"]).count("/")
+
+
+def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: FragmentMemo,
+                    remember: bool) -> Callable[[int, str, tuple[tuple[str, object], ...]], Markup]:
+    """Render a fragment at a depth with (sorted) values, or take it from the memo."""
+
+    def render(depth: int, name: str, values: tuple[tuple[str, object], ...]) -> Markup:
+        key = (name, depth, values)
+        hit = memo.get(key)
+        if hit is None:
+            absolute = depth == -1
+            page_url = "404.html" if absolute else "_/" * depth
+            with tracked.recording() as lookups:
+                html = Markup(env.get_template(name).render(dict(values), page_url=page_url,
+                                                            absolute_links=absolute))
+            hit = memo.current[key] = (html, frozen_lookups(lookups) if remember else _NOTHING)
+        tracked.lookups |= hit[1]
+        return hit[0]
+
+    return render
+
+
+class TrackedMapping(Mapping[str, Any]):
+    """A read-only mapping whose lookups are noted as ``(kind, key)``; iterating is ``("*", kind)``."""
+
+    def __init__(self, data: Mapping[str, Any], kind: str, owner: TrackedCatalog) -> None:
+        self._data, self._kind, self._owner = data, kind, owner
+
+    def __getitem__(self, key: str) -> Any:
+        self._owner.lookups.add((self._kind, key))
+        return self._data[key]
+
+    def __contains__(self, key: object) -> bool:
+        self._owner.lookups.add((self._kind, str(key)))
+        return key in self._data
+
+    def __iter__(self) -> Iterator[str]:
+        self._owner.lookups.add(("*", self._kind))
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        self._owner.lookups.add(("*", self._kind))
+        return len(self._data)
+
+
+class TrackedSequence(Sequence[Any]):
+    """A catalog collection: its length is noted as ``("count", name)``, anything else as
+    ``(name, "")``, so a page that only counts papers does not depend on each of them."""
+
+    def __init__(self, items: tuple[Any, ...], name: str, owner: TrackedCatalog) -> None:
+        self._items, self._name, self._owner = items, name, owner
+
+    def __len__(self) -> int:
+        self._owner.lookups.add(("count", self._name))
+        return len(self._items)
+
+    def __getitem__(self, index: Any) -> Any:
+        self._owner.lookups.add((self._name, ""))
+        return self._items[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        self._owner.lookups.add((self._name, ""))
+        return iter(self._items)
+
+    def __contains__(self, item: object) -> bool:
+        self._owner.lookups.add((self._name, ""))
+        return item in self._items
+
+    def __bool__(self) -> bool:
+        self._owner.lookups.add(("count", self._name))
+        return bool(self._items)
+
+
+class TrackedCatalog:
+    """The catalog as templates see it: the same lookups, each noted for the page being rendered.
+
+    A lookup is ``("paper", id)``, ``("author", id)``, ``("subject", code)``; a whole
+    collection is ``(name, "")`` and its length ``("count", name)``; anything else
+    ``("*", attribute)``.
+    """
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
+        self.lookups: set[tuple[str, str]] = set()
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[set[tuple[str, str]]]:
+        """Collect the lookups made inside the block apart (they still count for the page)."""
+        outer, self.lookups = self.lookups, set()
+        try:
+            yield self.lookups
+        finally:
+            inner, self.lookups = self.lookups, outer
+            outer |= inner
+
+    def note(self, kind: str, key: str) -> None:
+        """Note a lookup made outside this object (model.watch_reads)."""
+        self.lookups.add((kind, key))
+
+    def paper(self, paper_id: str) -> Paper:
+        """The paper with this id."""
+        self.lookups.add(("paper", paper_id))
+        return self._catalog.paper(paper_id)
+
+    def author(self, author_id: str) -> Author:
+        """The author with this id."""
+        self.lookups.add(("author", author_id))
+        return self._catalog.author(author_id)
+
+    def subject(self, code: str) -> Subject:
+        """The subject with this code."""
+        self.lookups.add(("subject", code))
+        return self._catalog.subject(code)
+
+    @property
+    def papers(self) -> TrackedSequence:
+        return TrackedSequence(self._catalog.papers, "papers", self)
+
+    @property
+    def authors(self) -> TrackedSequence:
+        return TrackedSequence(self._catalog.authors, "authors", self)
+
+    @property
+    def profiled_authors(self) -> TrackedSequence:
+        return TrackedSequence(self._catalog.profiled_authors, "profiled_authors", self)
+
+    @property
+    def subjects(self) -> TrackedSequence:
+        return TrackedSequence(self._catalog.subjects, "subjects", self)
+
+    def __getattr__(self, name: str) -> object:
+        self.lookups.add(("*", name))
+        return getattr(self._catalog, name)
+
+
+_SEGMENT = 1 << 16
+"""Characters of a page tidied at a time (``_tidy``)."""
+
+
+def _tidy(chunks: Iterable[str]) -> bytes:
+    """The page as UTF-8, without the trailing spaces and runs of blank lines that template
+    blocks leave behind: ``("\\n".join(kept).strip() + "\\n").encode()`` of the joined
+    ``chunks``, where ``kept`` are the lines (right-stripped) that are not blank or follow
+    one that is not.
+
+    Tidied from the template's stream a segment of lines at a time: the papers index of a
+    large site is megabytes of text (twice that in memory, as non-Latin names make it two
+    bytes a character), and joining then tidying it whole copied it five times over in the
+    process rendering it.
+    """
+    tidy = _Tidy()
+    stream = iter(chunks)
+    held = ""
+    while batch := list(islice(stream, _BATCH)):  # a page yields thousands of small chunks
+        text = held + "".join(batch)
+        if len(text) < _SEGMENT:
+            held = text
+            continue
+        cut = text.rfind("\n") + 1
+        tidy.feed(text, cut)
+        held = text[cut:]
+    tidy.feed(held, len(held))
+    return tidy.result()
+
+
+_BATCH = 256
+"""Chunks of a template's stream joined at once (``_tidy``)."""
+
+
+class _Tidy:
+    """``_tidy``'s state between segments of a page."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.after_text = False
+        """The last line seen was not blank."""
+        self.blank_pending = False
+        """A blank line after text, written only if more text follows."""
+
+    def feed(self, text: str, end: int) -> None:
+        """Tidy the whole lines of ``text[:end]`` (``end`` is 0 or follows a line break)."""
+        start = 0
+        while start < end:
+            cut = text.find("\n", start + _SEGMENT, end)
+            stop = end if cut < 0 else cut + 1
+            self._lines(text[start:stop].splitlines())
+            start = stop
+
+    def _lines(self, lines: list[str]) -> None:
+        stripped = [line.rstrip() for line in lines]
+        if not stripped:
+            return
+        before = ["x" if self.after_text else "", *stripped]  # each line's previous line
+        kept = [line for line, previous in zip(stripped, before) if line or previous]
+        self.after_text = bool(stripped[-1])
+        if kept and self.blank_pending:  # kept[0] has text: the line before it was blank
+            kept.insert(0, "")
+            self.blank_pending = False
+        if kept and not kept[-1]:
+            kept.pop()
+            self.blank_pending = True
+        if kept:
+            if not self.parts:
+                kept[0] = kept[0].lstrip()  # the page's first line (``strip``)
+            self.parts.append(("\n".join(kept) + "\n").encode("utf-8"))
+
+    def result(self) -> bytes:
+        return b"".join(self.parts) if self.parts else b"\n"
+
+
+__all__ = ["FragmentMemo", "Markup", "MemoryWriter", "PageRendering", "PageWriter", "Rendered",
+           "Theme", "TrackedCatalog", "asset_versions", "make_environment", "render_pages",
+           "target_of", "template_texts"]

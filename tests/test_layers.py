@@ -1,0 +1,164 @@
+"""The house rule that keeps the pipeline readable: imports run one way, from later stages to
+earlier ones, never back, never in a cycle, and never hidden inside a function.
+
+The order (docs/development.md draws it): util < write < model < read < catalog < plan <
+render < outputs < pipeline < incremental < live < the commands (cli, check, scaffold).
+``write`` sits low because it knows nothing of papers: rendering hands it bytes.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import site_gen
+
+PACKAGE = Path(site_gen.__file__).parent
+LAYERS = ("util", "write", "model", "read", "catalog", "plan", "render", "outputs", "pipeline",
+          "incremental", "live", "commands")
+COMMANDS = {"cli", "check", "scaffold", "__main__"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def layer(module: str) -> int:
+    """The layer of ``site_gen.<first>...``: its package, or the commands on top."""
+    first = module.split(".")[1] if "." in module else ""
+    if first in ("", "data"):
+        return 0  # site_gen/__init__.py: the version and the project's URL, nothing else
+    return LAYERS.index("commands" if first in COMMANDS else first)
+
+
+def site_gen_imports(path: Path) -> list[tuple[str, int, bool]]:
+    """(imported module, line, at module level) for every import of site_gen in a file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    top = {id(node) for node in tree.body}
+    module = module_name(path)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                if path.name != "__init__.py":
+                    base = base[:-1]
+                base = base[:len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target == "site_gen" or target.startswith("site_gen."):
+                names = [target] if target != "site_gen" else []
+                # ``from site_gen.read import pages`` imports a module: count the module
+                for alias in node.names:
+                    candidate = f"{target}.{alias.name}"
+                    if (PACKAGE.parent / (candidate.replace(".", "/") + ".py")).is_file():
+                        names.append(candidate)
+                found += [(name, node.lineno, id(node) in top) for name in names or [target]]
+        elif isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno, id(node) in top) for alias in node.names
+                      if alias.name.startswith("site_gen")]
+    return found
+
+
+def all_modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_every_module_has_a_layer() -> None:
+    for module in all_modules():
+        assert 0 <= layer(module) < len(LAYERS), module
+
+
+def test_imports_run_from_later_stages_to_earlier_ones() -> None:
+    wrong = []
+    for module, path in all_modules().items():
+        for target, line, _ in site_gen_imports(path):
+            if layer(target) > layer(module):
+                wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {module} "
+                             f"({LAYERS[layer(module)]}) imports {target} "
+                             f"({LAYERS[layer(target)]})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_inside_a_function() -> None:
+    """An import inside a function is how a cycle hides; the stages have none. The commands
+    on top may import a command's machinery when it runs (``serve`` loads watchdog, ``new``
+    the scaffold): nothing imports them, so no cycle can hide there."""
+    hidden = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {target} inside a function"
+              for module, path in all_modules().items()
+              for target, line, at_top in site_gen_imports(path)
+              if not at_top and layer(module) < LAYERS.index("commands")]
+    assert not hidden, "\n".join(hidden)
+
+
+def test_no_import_cycle() -> None:
+    graph = {module: {target for target, _, _ in site_gen_imports(path)
+                      if target in all_modules() and target != module}
+             for module, path in all_modules().items()}
+    done: set[str] = set()
+
+    def visit(module: str, trail: tuple[str, ...]) -> None:
+        if module in trail:
+            raise AssertionError("import cycle: " + " -> ".join(trail[trail.index(module):]
+                                                                 + (module,)))
+        if module in done:
+            return
+        for target in sorted(graph[module]):
+            visit(target, trail + (module,))
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())
+
+
+def test_the_checker_sees_a_wrong_import(tmp_path: Path) -> None:
+    """The checks above would catch a model that imports the renderer (they parse, not guess)."""
+    fake = PACKAGE / "model.py"
+    lines = site_gen_imports(fake)
+    assert all(layer(target) <= layer("site_gen.model") for target, _, _ in lines)
+    assert layer("site_gen.render.engine") > layer("site_gen.model")
+    assert layer("site_gen.cli") == len(LAYERS) - 1
+
+
+DOC = PACKAGE.parent / "docs" / "development.md"
+TOP = {"util", "write", "model", "read", "catalog", "plan", "render", "outputs", "pipeline",
+       "incremental", "live", "cli", "check", "scaffold"}
+
+
+def test_the_names_in_the_developers_map_are_real() -> None:
+    """docs/development.md names modules, classes and functions as ``package.module.Name``;
+    each must exist, so the map a newcomer follows stays true when code moves."""
+    text = DOC.read_text(encoding="utf-8")
+    diagram = "\n".join(text.split("```")[1::2])
+    names = set(re.findall(r"\b((?:[a-z_]+\.)+[A-Za-z_]\w*)", diagram))
+    names |= set(re.findall(r"`((?:[a-z_]+\.)+[A-Za-z_]\w*)(?:\(\))?`", text))
+    checked = 0
+    missing = []
+    for name in sorted(names):
+        parts = name.split(".")
+        if parts[0] not in TOP or parts[-1] in ("py", "yaml", "md", "html", "json", "txt"):
+            continue  # a file name, not a dotted name
+        checked += 1
+        if not resolves(parts):
+            missing.append(name)
+    assert checked > 40
+    assert not missing, f"docs/development.md names what does not exist: {missing}"
+
+
+def resolves(parts: list[str]) -> bool:
+    """``site_gen.<parts>`` is a module, or an attribute reached from the longest module."""
+    for cut in range(len(parts), 0, -1):
+        try:
+            target: object = importlib.import_module("site_gen." + ".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            if not hasattr(target, attribute):
+                return False
+            target = getattr(target, attribute)
+        return True
+    return False
