@@ -5,7 +5,8 @@
 
 For each corpus size N it generates (once, cached in --work) a corpus with gen_corpus.py, then
 alternates site-gen and Hugo full builds from an empty output folder, times the `cp -r` copy
-floor of our own output, then alternates: edit one dump (site-gen: a new record appended to
+floor of our own output (a full build starts without site-gen's build cache, which it then
+writes), then alternates: edit one dump (site-gen: a new record appended to
 the first listing dump, edit (c) of benchmarks/rebuild.py; Hugo: one new page) and time a
 second build over the existing output. Outputs are moved aside into --work/graveyard, deleted
 when the run ends, and the file system is synced before each timed command (see ``settle``).
@@ -206,7 +207,13 @@ def bury(folder: Path) -> None:
     folder.rename(graveyard / f"{folder.name}-{time.monotonic_ns()}")
 
 
+CACHE = ".site-gen-cache"
+"""site-gen's build cache in the project (docs/usage.md): a full build starts without it."""
+
+
 def site_gen(root: Path, out: Path, fresh: bool, jobs: int | None) -> Run:
+    if fresh:
+        shutil.rmtree(root / CACHE, ignore_errors=True)
     settle(out if fresh else None)
     command = [sys.executable, "-m", "site_gen", "build", "--quiet", "--project", str(root),
                "--output", str(out)] + (["--jobs", str(jobs)] if jobs else [])

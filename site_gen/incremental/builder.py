@@ -199,7 +199,8 @@ class Builder:
         """Take back the memory of the last build from the cache folder, if it fits."""
         assert self.cache is not None
         self._stored = key = self._cache_key()
-        memory = store.load(self.cache, key)
+        with _collector_paused():  # hundreds of thousands of objects, no cycles: 3.9 -> 1.4 s
+            memory = store.load(self.cache, key)  # at 10,000 papers
         if isinstance(memory, _Stored):
             self.memory, self.fragments = memory.memory, memory.fragments
             self.tree.trust(store.live_files(self.output, memory.output))
@@ -214,7 +215,8 @@ class Builder:
         memory = _Stored(self.memory, self.fragments,
                          {name: (live[name], stat) for name, stat in stats.items()})
         self._stored = key = self._cache_key()
-        problem = store.save(self.cache, key, memory)
+        with _collector_paused():
+            problem = store.save(self.cache, key, memory)
         stopwatch.lap("cache write")
         if problem is None:
             return result

@@ -17,8 +17,9 @@ Python's version, ``content/site.yaml``, the theme's and the project's template 
 files (names, sizes, modification times), the output folder and ``--site-url``; and only when
 its bytes are whole (length and digest in the header). Anything else (a missing, truncated,
 corrupted or foreign file) is a store not found: the build starts afresh. Deleting the folder
-is always safe. An output file is trusted only while its size, modification time and inode
-are what the last build left (``live_files``); any other is rendered again.
+is always safe. An output file is trusted while its size, modification time and inode are
+what the last build left, or its bytes still have the digest the manifest holds
+(``live_files``); any other is made again.
 
 A pickle runs code when loaded: the folder is the project's own, like its templates (which
 run in a plain Jinja environment); it is not to be committed (``site-gen new`` writes a
@@ -36,6 +37,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import site_gen
+from site_gen.write.tree import digest
 
 CACHE_DIR = ".site-gen-cache"
 STORE_FILE = "build.pickle"
@@ -67,7 +69,10 @@ def files_digest(folders: Iterable[Path]) -> bytes:
         for top, dirs, names in sorted(os.walk(folder)):
             dirs.sort()
             for name in sorted(names):
-                info = os.stat(os.path.join(top, name))
+                try:
+                    info = os.stat(os.path.join(top, name))
+                except OSError:  # gone since listed, or a broken link: the build will say
+                    continue
                 made.update(f"{top}/{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     return made.digest()
 
@@ -133,8 +138,23 @@ def file_stats(root: Path, names: Iterable[str]) -> dict[str, Stat]:
 
 def live_files(root: Path, stored: Mapping[str, tuple[bytes | None, Stat]]
                ) -> dict[str, bytes | None]:
-    """The output's files as the last build left them: a digest where the file's stat is what
-    it was then, None (bytes unknown) where the file changed since; gone files are left out."""
+    """The output's files as far as the last build's manifest still holds: its digest where
+    the file's stat is what it was then, or where the file's bytes still give that digest (an
+    output folder restored from a CI cache has new inodes and times); None (bytes unknown: the
+    page is rendered again) where the file changed. Gone files are left out."""
     now = file_stats(root, stored)
-    return {name: (want if now[name] == stat else None)
-            for name, (want, stat) in stored.items() if name in now}
+    live: dict[str, bytes | None] = {}
+    for name, (want, stat) in stored.items():
+        found = now.get(name)
+        if found is not None:
+            live[name] = want if found == stat or (found[0] == stat[0]
+                                                   and _digest_of(root / name) == want) else None
+    return live
+
+
+def _digest_of(path: Path) -> bytes | None:
+    """A file's digest as a manifest holds it (``write.tree.digest``); None if unreadable."""
+    try:
+        return digest(path.read_bytes())
+    except OSError:
+        return None
