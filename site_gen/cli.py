@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from site_gen import __version__
 from site_gen.check import CheckReport, check, infer_site_url
 from site_gen.incremental.builder import Builder
+from site_gen.incremental.store import CACHE_DIR
 from site_gen.pipeline import CONTENT_DIR, DEFAULT_OUTPUT, BuildResult
 from site_gen.read.config import CONFIG_FILE, checked_site_url, load_config
 from site_gen.read.curation import CURATION_FILE
@@ -83,6 +84,9 @@ def _parser() -> argparse.ArgumentParser:
                                            "record count")
     _site_url_option(build, "use this site URL instead of site_url in site.yaml (e.g. the "
                             "GitHub Pages URL in CI)")
+    build.add_argument("--no-cache", action="store_true",
+                       help=f"neither read nor write {CACHE_DIR}/ (what each page was rendered "
+                            "from, so that the next build renders only what changed)")
     _watch_options(build)
     build.set_defaults(run=_run_build)
     _add_serve(commands)
@@ -170,7 +174,8 @@ def _run_build(args: argparse.Namespace) -> int:
         return _run_watch(args)
     started = time.perf_counter()
     builder = Builder(args.project, args.output, site_url=args.site_url, jobs=args.jobs,
-                      progress=choose_progress(quiet=args.quiet))
+                      progress=choose_progress(quiet=args.quiet),
+                      cache=None if args.no_cache else args.project / CACHE_DIR)
     existed = builder.output.exists()
     result = builder.build(strict=args.strict)
     print_diagnostics(result)

@@ -74,6 +74,7 @@ a link, edit `content/curation.yaml` and rebuild.
 GITIGNORE = """\
 /_site/
 /._site.*
+/.site-gen-cache/
 """
 
 WORKFLOW = """\

@@ -1,7 +1,10 @@
 """Incremental equals clean, as a property: random sequences of edits, additions, deletions and
 renames of dumps, records appended to or taken from a dump, count lines changed, curation
 title fixes and page edits, each followed by an incremental build, end byte-identical to a
-clean build.
+clean build. An incremental build is a Builder kept alive (watch mode), or a new one that takes
+back what the last build stored in ``.site-gen-cache/`` (``site-gen build`` run again); the
+latter also after every kind of edit ``test_incremental.STEPS`` makes, and with its store
+damaged.
 
 CI runs a few sequences; ``SITE_GEN_FUZZ=long`` runs many (docs/security.md).
 """
@@ -10,14 +13,21 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import abstract, build, coauthor_dump, listing_dump, read_tree, write_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_incremental import ANN, STEPS
 
+from site_gen.cli import main
+from site_gen.incremental import store
 from site_gen.incremental.builder import Builder
+from site_gen.pipeline import BuildResult
 from site_gen.render.engine import FragmentMemo
 
 LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
@@ -133,20 +143,125 @@ def test_lists_split_into_pages_rebuild_to_the_clean_bytes(ops: list[tuple]) -> 
     rebuild_and_compare(ops, "page_size: 2\n")
 
 
-def rebuild_and_compare(ops: list[tuple], settings: str = "", whole_lists_over: int = 100
-                        ) -> None:
+@SETTINGS
+@given(SEQUENCES)
+def test_builds_from_the_cache_rebuild_to_the_clean_bytes(ops: list[tuple]) -> None:
+    """The same, each build a new Builder (a new ``site-gen build``) given the cache folder."""
+    rebuild_and_compare(ops, cached=True)
+
+
+def cached_build(project: Path) -> BuildResult:
+    """What ``site-gen build`` does: a new Builder, with the project's cache folder."""
+    return Builder(project, cache=project / store.CACHE_DIR).build()
+
+
+def rebuild_and_compare(ops: list[tuple], settings: str = "", whole_lists_over: int = 100,
+                        cached: bool = False) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project = write_files(Path(tmp) / "p", {
             "content/site.yaml": "title: Property\nsite_url: https://example.org/x/\n" + settings,
             "content/dumps/0.txt": listing_dump("Ann Lee", POOL[:2])})
         builder = Builder(project, keep_spare=True)
         builder.fragments = FragmentMemo(whole_lists_over)
-        assert builder.build().ok
+        next_build: Callable[[], BuildResult] = (lambda: cached_build(project)) if cached \
+            else builder.build
+        assert next_build().ok
         for op in ops:
             apply(project / "content/dumps", op)
-            incremental_ok = builder.build().ok
+            incremental_ok = next_build().ok
             clean = Path(tmp) / "clean"
             clean_result = build(project, clean)
             assert incremental_ok == clean_result.ok, op
             if clean_result.ok:
                 assert read_tree(project / "_site") == read_tree(clean), op
+
+
+def test_every_kind_of_edit_rebuilds_from_the_cache_to_the_clean_bytes(make_project,
+                                                                      tmp_path: Path) -> None:
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    assert cached_build(project).ok
+    again = cached_build(project)
+    assert again.ok and again.rendered == 0 and again.written.changed == ()
+    for n, (what, change) in enumerate(STEPS):
+        change(project)
+        result = cached_build(project)
+        assert result.ok, (what, [str(d) for d in result.diagnostics])
+        clean = tmp_path / f"clean{n}"
+        assert build(project, clean).ok
+        assert read_tree(project / "_site") == read_tree(clean), what
+    assert (project / store.CACHE_DIR / store.STORE_FILE).is_file()
+
+
+def truncated(data: bytes) -> bytes:
+    return data[:len(data) // 2]
+
+
+def flipped(data: bytes) -> bytes:
+    return data[:-100] + bytes([data[-100] ^ 0xFF]) + data[-99:]
+
+
+def unsigned(data: bytes) -> bytes:  # a whole pickle of something else, its digest right
+    return store.FORMAT + data[len(store.FORMAT):][:store.DIGEST_SIZE] + \
+        store.hashlib.blake2b(b"\x80\x04K\x01.", digest_size=store.DIGEST_SIZE).digest() + \
+        b"\x80\x04K\x01."
+
+
+@pytest.mark.parametrize("damage", [truncated, flipped, unsigned, lambda d: b"", lambda d: d[:10],
+                                    lambda d: b"\x80\x04garbage" * 100])
+def test_a_damaged_cache_is_ignored(make_project, tmp_path: Path, capsys: pytest.CaptureFixture,
+                                    damage: Callable[[bytes], bytes]) -> None:
+    """A cache file cut short, changed or of another kind is no cache: a full, correct build,
+    and no traceback; the build stores a good one again."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    assert main(["build", "--quiet", "--project", str(project)]) == 0
+    stored = project / store.CACHE_DIR / store.STORE_FILE
+    (project / "content/dumps/a.txt").write_text(listing_dump("Ann Lee", ANN[:2]),
+                                                  encoding="utf-8")
+    stored.write_bytes(damage(stored.read_bytes()))
+    capsys.readouterr()
+    assert main(["build", "-v", "--project", str(project)]) == 0
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "0 reused" in out
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
+    assert cached_build(project).rendered == 0  # stored again, whole
+
+
+def test_an_output_file_changed_by_hand_is_made_again(make_project, tmp_path: Path) -> None:
+    """The cache trusts an output file only while its size, mtime and inode are as written."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    assert cached_build(project).ok
+    page = project / "_site/index.html"
+    page.write_bytes(page.read_bytes().replace(b"<body", b"<BODY", 1))  # the same size
+    result = cached_build(project)
+    assert result.ok and result.rendered >= 1
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
+
+
+def test_an_output_folder_copied_back_is_checked_not_rendered(make_project, tmp_path: Path
+                                                              ) -> None:
+    """An output folder restored from elsewhere (a CI cache: new inodes and times) is read
+    once to check it against the manifest, not rendered again."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    assert cached_build(project).ok
+    site = project / "_site"
+    shutil.copytree(site, tmp_path / "saved", copy_function=shutil.copyfile)
+    shutil.rmtree(site)
+    shutil.copytree(tmp_path / "saved", site, copy_function=shutil.copyfile)
+    result = cached_build(project)
+    assert result.ok and result.rendered == 0
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(site) == read_tree(tmp_path / "clean")
+
+
+def test_the_cache_belongs_to_one_output_and_one_theme(make_project) -> None:
+    """Another output folder, or a changed theme file, starts afresh (the stored key)."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    assert cached_build(project).ok
+    other = Builder(project, project / "other", cache=project / store.CACHE_DIR).build()
+    assert other.ok and other.rendered == other.pages
+    assert cached_build(project).rendered == cached_build(project).pages  # stored for "other"
+    write_files(project, {"templates/partials/extra.html": "unused\n"})
+    result = cached_build(project)
+    assert result.ok and result.rendered == result.pages

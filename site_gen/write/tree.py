@@ -157,6 +157,12 @@ class OutputTree:
         """Digests of the output's files, as far as this process knows them (maybe none)."""
         return self.live if self.trusted() and self.live is not None else {}
 
+    def trust(self, live: Manifest) -> None:
+        """Take ``live`` as what the output holds now: a manifest an earlier process left and
+        the caller checked against the files (incremental/store.py)."""
+        self.live, self.spare, self.behind = dict(live), None, None
+        self._identity = self._identify()
+
     def trusted(self) -> bool:
         """True when the folders are still the ones this process last wrote."""
         if self.live is None or self._identity != self._identify():

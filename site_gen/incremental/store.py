@@ -1,0 +1,160 @@
+"""What each page was rendered from, on disk, so that ``site-gen build`` run again renders
+only the pages an edit changed.
+
+Not a stage. A one-shot build is a new process: without this it renders the whole site again
+however little changed. A Builder given a cache folder remembers, as a watch session does,
+what each page was rendered from and read (cache.RenderMemory: the catalog, the routes, the
+lookups and digest of each page), stores it with the output's manifest after every build that
+wrote, and takes it back at its first build; a page is then reused exactly when watch mode
+would reuse it, so the output is byte-identical to a clean build's. The other memos of a watch
+session (parsed dumps, catalog, routes, pieces of the files beside the pages) are not stored:
+at 10,000 papers they pickle to over 200 MB and took longer to load than to make again.
+
+The store is one file, ``<project>/.site-gen-cache/build.pickle``: a header, then a pickle.
+It is taken back only when everything it could depend on beyond the inputs the memory checks
+itself is the same: site-gen's code (a digest of its modules, not only its version number),
+Python's version, ``content/site.yaml``, the theme's and the project's template and static
+files (names, sizes, modification times), the output folder and ``--site-url``; and only when
+its bytes are whole (length and digest in the header). Anything else (a missing, truncated,
+corrupted or foreign file) is a store not found: the build starts afresh. Deleting the folder
+is always safe. An output file is trusted while its size, modification time and inode are
+what the last build left, or its bytes still have the digest the manifest holds
+(``live_files``); any other is made again.
+
+A pickle runs code when loaded: the folder is the project's own, like its templates (which
+run in a plain Jinja environment); it is not to be committed (``site-gen new`` writes a
+``.gitignore`` that leaves it out).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import site_gen
+from site_gen.write.tree import digest
+
+CACHE_DIR = ".site-gen-cache"
+STORE_FILE = "build.pickle"
+FORMAT = b"site-gen build cache 1\n"
+DIGEST_SIZE = 32
+
+Stat = tuple[int, int, int]
+"""A file's (size, mtime in ns, inode)."""
+StoredKey = bytes
+"""What a store was made for (``stamp``)."""
+
+
+@functools.cache
+def code_digest() -> bytes:
+    """A digest of site-gen's own modules: a changed module may change what a memory means."""
+    package = Path(site_gen.__file__).resolve().parent
+    made = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    for path in sorted(package.rglob("*.py")):
+        made.update(path.relative_to(package).as_posix().encode() + b"\0")
+        made.update(path.read_bytes() + b"\0")
+    return made.digest()
+
+
+def files_digest(folders: Iterable[Path]) -> bytes:
+    """A digest of the names, sizes and modification times of every file in ``folders``."""
+    made = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    for folder in folders:
+        made.update(str(folder).encode() + b"\0")
+        for top, dirs, names in sorted(os.walk(folder)):
+            dirs.sort()
+            for name in sorted(names):
+                try:
+                    info = os.stat(os.path.join(top, name))
+                except OSError:  # gone since listed, or a broken link: the build will say
+                    continue
+                made.update(f"{top}/{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    return made.digest()
+
+
+def stamp(parts: Iterable[bytes | str]) -> StoredKey:
+    """The store's key: code, Python, and ``parts`` (what else the memory depends on)."""
+    made = hashlib.blake2b(code_digest(), digest_size=DIGEST_SIZE)
+    made.update(sys.version.encode() + b"\0")
+    for part in parts:
+        made.update((part.encode() if isinstance(part, str) else part) + b"\0")
+    return made.digest()
+
+
+def load(folder: Path, key: StoredKey) -> object | None:
+    """The memory stored under ``key``; None when there is none, or not whole, or another's."""
+    try:
+        data = (folder / STORE_FILE).read_bytes()
+    except OSError:
+        return None
+    head = len(FORMAT) + 2 * DIGEST_SIZE
+    if len(data) < head or not data.startswith(FORMAT):
+        return None
+    found_key = data[len(FORMAT):len(FORMAT) + DIGEST_SIZE]
+    found_digest = data[len(FORMAT) + DIGEST_SIZE:head]
+    payload = memoryview(data)[head:]
+    if found_key != key or hashlib.blake2b(payload, digest_size=DIGEST_SIZE).digest() \
+            != found_digest:
+        return None
+    try:
+        return pickle.loads(payload)
+    except Exception:  # noqa: BLE001 - a whole file pickled by other code: start afresh
+        return None
+
+
+def save(folder: Path, key: StoredKey, memory: object) -> str | None:
+    """Store ``memory`` under ``key``, replacing the last store at once; why not, if it failed."""
+    payload = pickle.dumps(memory, protocol=pickle.HIGHEST_PROTOCOL)
+    check = hashlib.blake2b(payload, digest_size=DIGEST_SIZE).digest()
+    side = folder / f".{STORE_FILE}.{os.getpid()}"
+    try:
+        folder.mkdir(exist_ok=True)
+        with open(side, "wb") as out:
+            out.write(FORMAT + key + check)
+            out.write(payload)
+        os.replace(side, folder / STORE_FILE)
+    except OSError as exc:
+        side.unlink(missing_ok=True)
+        return f"{exc.filename or folder}: {exc.strerror}"
+    return None
+
+
+def file_stats(root: Path, names: Iterable[str]) -> dict[str, Stat]:
+    """(size, mtime, inode) of each of ``root``'s files named, as found now."""
+    found = {}
+    for name in names:
+        try:
+            info = os.lstat(root / name)
+        except OSError:
+            continue
+        found[name] = (info.st_size, info.st_mtime_ns, info.st_ino)
+    return found
+
+
+def live_files(root: Path, stored: Mapping[str, tuple[bytes | None, Stat]]
+               ) -> dict[str, bytes | None]:
+    """The output's files as far as the last build's manifest still holds: its digest where
+    the file's stat is what it was then, or where the file's bytes still give that digest (an
+    output folder restored from a CI cache has new inodes and times); None (bytes unknown: the
+    page is rendered again) where the file changed. Gone files are left out."""
+    now = file_stats(root, stored)
+    live: dict[str, bytes | None] = {}
+    for name, (want, stat) in stored.items():
+        found = now.get(name)
+        if found is not None:
+            live[name] = want if found == stat or (found[0] == stat[0]
+                                                   and _digest_of(root / name) == want) else None
+    return live
+
+
+def _digest_of(path: Path) -> bytes | None:
+    """A file's digest as a manifest holds it (``write.tree.digest``); None if unreadable."""
+    try:
+        return digest(path.read_bytes())
+    except OSError:
+        return None
