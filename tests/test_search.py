@@ -91,10 +91,10 @@ def small_index(make_project):
 
 
 def test_manifest_years_subjects_and_shards(small_index) -> None:
-    _, read = small_index
+    root, read = small_index
     meta = read("meta.json")
     assert meta["version"] == 3 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
-    assert meta["groups"] == [4, 16]
+    assert meta["groups"] == [2, 16]
     assert meta["years"] == [[2024, 0, 1], [2023, 1, 1], [None, 2, 1]]
     assert meta["subjects"] == [["cs.DC", "Distributed, Parallel, and Cluster Computing", 2],
                                 ["cs.LG", "Machine Learning", 2]]
@@ -112,6 +112,8 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
     assert decode_ids(terms["ann"].split(".")[0].split(",")[1]) == [3]  # her own entry, strongly
     assert "the" not in terms and "for" not in terms
     assert set(read("v/74.json").split()) == {t for t in terms if t.startswith("t")}
+    sizes = [len((root / INDEX_DIR / f"v/{key}.json").read_bytes()) for key in meta["letters"]]
+    assert meta["vocabularies"] == sizes  # what search.js weighs before it fetches one
     assert decode_ids(read("s/cs.DC.json")) == [1, 2]
 
 
@@ -122,7 +124,7 @@ def test_fragments_and_search_json(small_index) -> None:
     assert first["u"] == "papers/tail-batching-for-synchronous-rl/" and first["a"] == ["Ann Lee"]
     assert first["x"] == excerpt(abstract("tail batching"))  # the abstract's opening
     assert first["x"].startswith("We study tail batching in") and first["x"].endswith("\u2026")
-    assert len(read("d/0.json")) == 3  # one file of papers
+    assert len(read("d/0.json")) == 2 and len(read("d/1.json")) == 1  # papers, 2 a file
     assert read("a/0.json") == [{"c": 3, "n": "Ann Lee", "p": True, "u": "authors/ann-lee/"}]
     listing = json.loads((root / "search.json").read_text(encoding="utf-8"))
     assert listing["version"] == 3 and listing["index"] == "search/index/meta.json"

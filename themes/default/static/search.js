@@ -167,6 +167,7 @@
   var metaUrl = new URL(form.getAttribute("data-index"), window.location.href);
 
   var PAGE = 10;
+  var SPECULATE = 8000;  // bytes: a vocabulary this small is fetched before it is needed
   // BM25F: a field's weight times how strongly it holds the term (its level: as usual,
   // strongly, weakly), times how well the term matches the query word; saturated by K1.
   var WEIGHTS = [4, 3, 1.5, 1];  // title (an author's name), authors, subjects, abstract
@@ -275,16 +276,17 @@
   }
   // [{slot: field * 4 + level, ids}] of a term's non-empty lists.
   function termLists(term, encoded) {
-    if (!decoded[term]) {
-      var lists = [];
-      encoded.split(".").forEach(function (field, f) {
-        field.split(",").forEach(function (text, level) {
-          if (text) lists.push({slot: f * 4 + level, ids: decodeIds(text)});
-        });
-      });
-      decoded[term] = lists;
-    }
+    if (!decoded[term]) decoded[term] = parseLists(encoded);
     return decoded[term];
+  }
+  function parseLists(encoded) {
+    var lists = [];
+    encoded.split(".").forEach(function (field, f) {
+      field.split(",").forEach(function (text, level) {
+        if (text) lists.push({slot: f * 4 + level, ids: decodeIds(text)});
+      });
+    });
+    return lists;
   }
 
   // ---- typo tolerance ----------------------------------------------------------------------
@@ -333,6 +335,27 @@
     }
     return false;
   }
+  // [{term, quality, encoded}] of the shards' terms that the word is, or starts, or ends.
+  function termsIn(shards, word, root, seen) {
+    var found = [];
+    shards.forEach(function (shard) {
+      for (var term in shard) {
+        if (seen[term]) continue;
+        var quality = term === word || term === root ? EXACT :
+          term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
+          completes(word, term) ? ENDING : 0;
+        if (quality) {
+          seen[term] = true;
+          found.push({term: term, quality: quality, encoded: shard[term]});
+        }
+      }
+    });
+    return found;
+  }
+  // The terms of a vocabulary (space-separated) within one typo of the word, not yet seen.
+  function typosIn(vocabulary, word, root, seen) {
+    return vocabulary.split(" ").filter(function (t) { return !seen[t] && typoOf(word, root, t); });
+  }
   // Resolves to [{term, quality, lists}] for one query word: the terms it is (its stem, or
   // itself in names), the terms it starts, and (withTypos) those within one typo.
   function matchWord(word, withTypos) {
@@ -344,22 +367,8 @@
     var wantTypos = withTypos && word.length >= 5 && meta.letters.indexOf(letterKey(word)) >= 0;
     var vocab = wantTypos ? load("v/" + letterKey(word) + ".json") : Promise.resolve("");
     return Promise.all([loadShards(Object.keys(wanted).map(Number)), vocab]).then(function (loaded) {
-      var found = [], seen = {};
-      loaded[0].forEach(function (shard) {
-        for (var term in shard) {
-          if (seen[term]) continue;
-          var quality = term === word || term === root ? EXACT :
-            term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
-            completes(word, term) ? ENDING : 0;
-          if (quality) {
-            seen[term] = true;
-            found.push({term: term, quality: quality, encoded: shard[term]});
-          }
-        }
-      });
-      var typos = loaded[1] ? loaded[1].split(" ").filter(function (t) {
-        return !seen[t] && typoOf(word, root, t);
-      }) : [];
+      var seen = {}, found = termsIn(loaded[0], word, root, seen);
+      var typos = loaded[1] ? typosIn(loaded[1], word, root, seen) : [];
       if (!typos.length) return found;
       var needed = {};
       typos.forEach(function (t) { needed[shardIndex(t)] = true; });
@@ -475,10 +484,16 @@
         return {matches: matches, ids: ids, full: qwords.length ? ids.full : ids.length};
       });
     }
-    // Typos are looked for only when less than a page matches every word as typed: only
-    // then are the vocabularies they need fetched.
+    // Typos are looked for only when less than a page matches every word as typed, but a
+    // small vocabulary they need is fetched beside the shards, so that it is there if they
+    // are (a typo's results waited for one round trip more: the slowest first queries).
     var typos = qwords.filter(function (w) {
       return w.length >= 5 && meta.letters.indexOf(letterKey(w)) >= 0;
+    });
+    typos.forEach(function (w) {
+      if (meta.vocabularies[meta.letters.indexOf(letterKey(w))] <= SPECULATE) {
+        load("v/" + letterKey(w) + ".json");
+      }
     });
     results(false)
       .then(function (found) {
@@ -632,6 +647,57 @@
     return out;
   }
 
+  // ---- warming up -------------------------------------------------------------------------
+  // A fresh page ran its first query in cold code: V8 compiles a function on its first call
+  // and optimises it only once it is hot, and the first query took twice as long as the same
+  // query later. While the page is idle, the code a query runs (words, stems, matching,
+  // decoding, ranking, result items) runs a few times on made-up data: nothing is fetched,
+  // shown or kept.
+  var WARM_ROUNDS = 3;
+  // A first query's results come in up to ten requests at once. Over HTTP/1.1 a browser
+  // opens up to six connections to a host, the page's own files opened fewer, and opening
+  // one took longer than a request: while idle, the page opens them (requests for the
+  // manifest's headers, which download no body). Over HTTP/2 they share one connection.
+  function connect() {
+    for (var i = 0; i < 6; i++) {
+      fetch(metaUrl.href, {method: "HEAD", cache: "no-store"})
+        .then(function (response) { return response.text(); })  // else "aborted"
+        .catch(function () {});
+    }
+  }
+  function whenIdle(task, rounds) {
+    var later = window.requestIdleCallback || function (f) { return window.setTimeout(f, 50); };
+    later(function () {
+      task();
+      if (rounds > 1) whenIdle(task, rounds - 1);
+    });
+  }
+  function warmUp() {
+    var every = "~" + new Array(Math.floor(meta.docs / 6) + 1).join("_");
+    var shard = {lantern: "1111111111.A,B.~", lanterns: ".11.,1111", lanthanum: every,
+      lanterner: "3,.,,1", lattice: "2222"};
+    var matches = ["lanterns", "lant", "latice"].map(function (word) {
+      var root = stem(word), seen = {};
+      var found = termsIn([shard], word, root, seen);
+      typosIn("lanter lattice lantern lanthan", word, root, seen).forEach(function (term) {
+        found.push({term: term, quality: TYPO, encoded: shard[term] || ""});
+      });
+      return found.map(function (m) {
+        return {term: m.term, quality: m.quality, lists: parseLists(m.encoded)};
+      });
+    });
+    var ids = rank(matches, null), marks = queryWords("Lanterns, the LANT").map(function (w) {
+      return {prefix: w, terms: {lantern: true}};
+    });
+    var box = document.createDocumentFragment();
+    ids.slice(0, PAGE).forEach(function (id, i) {
+      box.appendChild(resultItem(id, i % 3 ? {u: "papers/x/", t: "Lanterns: lantern’s light",
+        a: ["Ada Lant", "Bo Lantern", "C. D"], e: i % 2 ? 2 : undefined, y: 2020 + i,
+        s: ["cs.LG"], x: "On lanterns and lattices, whose lanthanum lanterns light…"} :
+        {u: "authors/x/", n: "Ada Lantern", c: i, p: i % 2}, marks));
+    });
+  }
+
   // ---- the URL holds the query and filters -----------------------------------------------
   function readUrl() {
     var params = new URL(window.location.href).searchParams;
@@ -732,6 +798,8 @@
       readUrl();
       if (!input.value) countEl.textContent = "";
       run();
+      whenIdle(connect, 1);
+      whenIdle(warmUp, WARM_ROUNDS);
     })
     .catch(fail);
 })();
