@@ -14,6 +14,7 @@ from site_gen.outputs.search import (
     EXCERPT_CHARS,
     INDEX_DIR,
     STOPWORDS,
+    _shard_starts,
     encode_ids,
     encode_number,
     excerpt,
@@ -94,15 +95,18 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
     root, read = small_index
     meta = read("meta.json")
     assert meta["version"] == 3 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
-    assert meta["groups"] == [2, 16]
+    assert meta["groups"] == [3, 16]
     assert meta["years"] == [[2024, 0, 1], [2023, 1, 1], [None, 2, 1]]
     assert meta["subjects"] == [["cs.DC", "Distributed, Parallel, and Cluster Computing", 2],
                                 ["cs.LG", "Machine Learning", 2]]
     assert meta["shards"] == sorted(meta["shards"], key=term_order)
-    terms = {}
-    for number in range(len(meta["shards"])):
+    terms, last = {}, None
+    for number, start in enumerate(meta["shards"]):  # each shard's range starts past the last
         shard = read(f"t/{number}.json")
-        assert min(shard, key=term_order) == meta["shards"][number]
+        first = min(shard, key=term_order)
+        assert first.startswith(start) and (last is None or term_order(start) > term_order(last))
+        assert number == 0 or term_order(start[:-1]) <= term_order(last)  # as short as can be
+        last = max(shard, key=term_order)
         terms.update(shard)
     title, _, _, text = (terms["batch"].split(".") + ["", "", ""])[:4]  # stemmed
     assert title.split(",")[1] == "0"  # doc 0, strongly: a short title
@@ -124,7 +128,7 @@ def test_fragments_and_search_json(small_index) -> None:
     assert first["u"] == "papers/tail-batching-for-synchronous-rl/" and first["a"] == ["Ann Lee"]
     assert first["x"] == excerpt(abstract("tail batching"))  # the abstract's opening
     assert first["x"].startswith("We study tail batching in") and first["x"].endswith("\u2026")
-    assert len(read("d/0.json")) == 2 and len(read("d/1.json")) == 1  # papers, 2 a file
+    assert len(read("d/0.json")) == 3  # one file of papers
     assert read("a/0.json") == [{"c": 3, "n": "Ann Lee", "p": True, "u": "authors/ann-lee/"}]
     listing = json.loads((root / "search.json").read_text(encoding="utf-8"))
     assert listing["version"] == 3 and listing["index"] == "search/index/meta.json"
@@ -198,3 +202,8 @@ def test_math_is_found_by_its_words_and_its_symbols(make_project) -> None:
         assert field_ids(terms[word].split(".")[3]) == [0], word  # the abstract's field
     shown = json.loads((root / INDEX_DIR / "d/0.json").read_text(encoding="utf-8"))[0]["x"]
     assert "T_w=Θ(√d/(1-β_2))" in shown and "O(n log n)" in shown
+
+
+def test_shard_starts_are_the_shortest_that_part_the_terms() -> None:
+    assert _shard_starts([["apple", "arc"], ["labor", "lazy"], ["lb"], ["zebra"]]) == \
+        ["apple", "l", "lb", "z"]

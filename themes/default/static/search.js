@@ -217,8 +217,11 @@
   }
 
   // ---- loading ---------------------------------------------------------------------------
+  function fileUrl(path) {
+    return new URL(path + "?v=" + meta.hash, metaUrl).href;
+  }
   function load(path) {
-    var url = new URL(path + "?v=" + meta.hash, metaUrl).href;
+    var url = fileUrl(path);
     if (!files[url]) {
       files[url] = fetch(url).then(function (response) {
         if (!response.ok) throw new Error("HTTP " + response.status + " for " + path);
@@ -276,17 +279,16 @@
   }
   // [{slot: field * 4 + level, ids}] of a term's non-empty lists.
   function termLists(term, encoded) {
-    if (!decoded[term]) decoded[term] = parseLists(encoded);
-    return decoded[term];
-  }
-  function parseLists(encoded) {
-    var lists = [];
-    encoded.split(".").forEach(function (field, f) {
-      field.split(",").forEach(function (text, level) {
-        if (text) lists.push({slot: f * 4 + level, ids: decodeIds(text)});
+    if (!decoded[term]) {
+      var lists = [];
+      encoded.split(".").forEach(function (field, f) {
+        field.split(",").forEach(function (text, level) {
+          if (text) lists.push({slot: f * 4 + level, ids: decodeIds(text)});
+        });
       });
-    });
-    return lists;
+      decoded[term] = lists;
+    }
+    return decoded[term];
   }
 
   // ---- typo tolerance ----------------------------------------------------------------------
@@ -335,6 +337,14 @@
     }
     return false;
   }
+  // Every shard that may hold a term the word is (or its stem), starts, or ends.
+  function wordShards(word, root) {
+    var from = word.slice(0, Math.max(3, word.length - 7));
+    var wanted = {};
+    prefixShards(word).concat(prefixShards(root)).forEach(function (i) { wanted[i] = true; });
+    for (var i = shardIndex(from); i <= shardIndex(word) && i < meta.shards.length; i++) wanted[i] = true;
+    return Object.keys(wanted).map(Number);
+  }
   // [{term, quality, encoded}] of the shards' terms that the word is, or starts, or ends.
   function termsIn(shards, word, root, seen) {
     var found = [];
@@ -360,13 +370,9 @@
   // itself in names), the terms it starts, and (withTypos) those within one typo.
   function matchWord(word, withTypos) {
     var root = stem(word);
-    var from = word.slice(0, Math.max(3, word.length - 7));
-    var wanted = {};
-    prefixShards(word).concat(prefixShards(root)).forEach(function (i) { wanted[i] = true; });
-    for (var i = shardIndex(from); i <= shardIndex(word) && i < meta.shards.length; i++) wanted[i] = true;
     var wantTypos = withTypos && word.length >= 5 && meta.letters.indexOf(letterKey(word)) >= 0;
     var vocab = wantTypos ? load("v/" + letterKey(word) + ".json") : Promise.resolve("");
-    return Promise.all([loadShards(Object.keys(wanted).map(Number)), vocab]).then(function (loaded) {
+    return Promise.all([loadShards(wordShards(word, root)), vocab]).then(function (loaded) {
       var seen = {}, found = termsIn(loaded[0], word, root, seen);
       var typos = loaded[1] ? typosIn(loaded[1], word, root, seen) : [];
       if (!typos.length) return found;
@@ -425,11 +431,39 @@
       (count[id] === matches.length ? hits : some).push(id);
     }
     var order = function (a, b) { return count[b] - count[a] || score[b] - score[a] || a - b; };
-    hits.sort(order);
     var full = hits.length;
-    if (full < PAGE) hits = hits.concat(some.sort(order));
-    hits.full = full;
-    return hits;
+    var ranked = firstInOrder(full < PAGE ? hits.concat(some) : hits, PAGE, order);
+    ranked.full = full;
+    return ranked;
+  }
+  // The ids with the best n first, in order, and the others after them unordered
+  // (ids.ordered: how many are in order; inOrder sorts the others once they are shown): a
+  // first page out of thousands of matches costs one pass, where sorting them all took
+  // longer than the rest of the ranking.
+  function firstInOrder(ids, n, order) {
+    var best = [], rest = [];
+    for (var i = 0; i < ids.length; i++) {
+      var id = ids[i];
+      if (best.length === n) {
+        if (order(id, best[n - 1]) > 0) { rest.push(id); continue; }
+        rest.push(best.pop());
+      }
+      var at = best.length;
+      while (at > 0 && order(id, best[at - 1]) < 0) at--;
+      best.splice(at, 0, id);
+    }
+    var out = best.concat(rest);
+    out.ordered = best.length;
+    out.order = order;
+    return out;
+  }
+  function inOrder(ids) {
+    if (ids.order && ids.ordered < ids.length) {
+      var rest = ids.slice(ids.ordered).sort(ids.order);
+      for (var i = 0; i < rest.length; i++) ids[ids.ordered + i] = rest[i];
+      ids.ordered = ids.length;
+    }
+    return ids;
   }
 
   // ---- filters -----------------------------------------------------------------------------
@@ -485,13 +519,15 @@
       });
     }
     // Typos are looked for only when less than a page matches every word as typed, but a
-    // small vocabulary they need is fetched beside the shards, so that it is there if they
-    // are (a typo's results waited for one round trip more: the slowest first queries).
+    // small vocabulary they need is fetched beside the word's shards when those are fetched,
+    // so that it is there if they are (a typo's results waited for one round trip more: the
+    // slowest first queries). A word whose shards are loaded costs no request for it.
     var typos = qwords.filter(function (w) {
       return w.length >= 5 && meta.letters.indexOf(letterKey(w)) >= 0;
     });
     typos.forEach(function (w) {
-      if (meta.vocabularies[meta.letters.indexOf(letterKey(w))] <= SPECULATE) {
+      var fetching = wordShards(w, stem(w)).some(function (i) { return !files[fileUrl("t/" + i + ".json")]; });
+      if (fetching && meta.vocabularies[meta.letters.indexOf(letterKey(w))] <= SPECULATE) {
         load("v/" + letterKey(w) + ".json");
       }
     });
@@ -553,7 +589,7 @@
     announceTimer = window.setTimeout(function () { statusEl.textContent = text; }, 400);
   }
   function appendResults() {
-    var next = current.ids.slice(current.shown, current.shown + PAGE);
+    var next = (current.shown ? inOrder(current.ids) : current.ids).slice(current.shown, current.shown + PAGE);
     next.forEach(function (id) { list.appendChild(resultItem(id, fragments[id], current.marks)); });
     current.shown += next.length;
     moreButton.hidden = current.shown >= current.ids.length;
@@ -647,55 +683,17 @@
     return out;
   }
 
-  // ---- warming up -------------------------------------------------------------------------
-  // A fresh page ran its first query in cold code: V8 compiles a function on its first call
-  // and optimises it only once it is hot, and the first query took twice as long as the same
-  // query later. While the page is idle, the code a query runs (words, stems, matching,
-  // decoding, ranking, result items) runs a few times on made-up data: nothing is fetched,
-  // shown or kept.
-  var WARM_ROUNDS = 3;
+  // ---- getting ready while idle -----------------------------------------------------------
   // A first query's results come in up to ten requests at once. Over HTTP/1.1 a browser
-  // opens up to six connections to a host, the page's own files opened fewer, and opening
-  // one took longer than a request: while idle, the page opens them (requests for the
-  // manifest's headers, which download no body). Over HTTP/2 they share one connection.
+  // opens up to six connections to a host and the page's own files opened fewer: while
+  // idle, the page opens them (requests for the manifest's headers, which have no body).
+  // Over HTTP/2 they share one connection.
   function connect() {
     for (var i = 0; i < 6; i++) {
       fetch(metaUrl.href, {method: "HEAD", cache: "no-store"})
         .then(function (response) { return response.text(); })  // else "aborted"
         .catch(function () {});
     }
-  }
-  function whenIdle(task, rounds) {
-    var later = window.requestIdleCallback || function (f) { return window.setTimeout(f, 50); };
-    later(function () {
-      task();
-      if (rounds > 1) whenIdle(task, rounds - 1);
-    });
-  }
-  function warmUp() {
-    var every = "~" + new Array(Math.floor(meta.docs / 6) + 1).join("_");
-    var shard = {lantern: "1111111111.A,B.~", lanterns: ".11.,1111", lanthanum: every,
-      lanterner: "3,.,,1", lattice: "2222"};
-    var matches = ["lanterns", "lant", "latice"].map(function (word) {
-      var root = stem(word), seen = {};
-      var found = termsIn([shard], word, root, seen);
-      typosIn("lanter lattice lantern lanthan", word, root, seen).forEach(function (term) {
-        found.push({term: term, quality: TYPO, encoded: shard[term] || ""});
-      });
-      return found.map(function (m) {
-        return {term: m.term, quality: m.quality, lists: parseLists(m.encoded)};
-      });
-    });
-    var ids = rank(matches, null), marks = queryWords("Lanterns, the LANT").map(function (w) {
-      return {prefix: w, terms: {lantern: true}};
-    });
-    var box = document.createDocumentFragment();
-    ids.slice(0, PAGE).forEach(function (id, i) {
-      box.appendChild(resultItem(id, i % 3 ? {u: "papers/x/", t: "Lanterns: lantern’s light",
-        a: ["Ada Lant", "Bo Lantern", "C. D"], e: i % 2 ? 2 : undefined, y: 2020 + i,
-        s: ["cs.LG"], x: "On lanterns and lattices, whose lanthanum lanterns light…"} :
-        {u: "authors/x/", n: "Ada Lantern", c: i, p: i % 2}, marks));
-    });
   }
 
   // ---- the URL holds the query and filters -----------------------------------------------
@@ -749,7 +747,7 @@
   // ---- wiring ------------------------------------------------------------------------------
   moreButton.addEventListener("click", function () {
     var first = current.shown;
-    fetchFragments(current.ids.slice(first, first + PAGE)).then(function () {
+    fetchFragments(inOrder(current.ids).slice(first, first + PAGE)).then(function () {
       appendResults();
       var links = resultLinks();
       if (links[first]) links[first].focus();
@@ -798,8 +796,7 @@
       readUrl();
       if (!input.value) countEl.textContent = "";
       run();
-      whenIdle(connect, 1);
-      whenIdle(warmUp, WARM_ROUNDS);
+      (window.requestIdleCallback || window.setTimeout)(connect);
     })
     .catch(fail);
 })();
