@@ -14,6 +14,7 @@ from site_gen.outputs.search import (
     EXCERPT_CHARS,
     INDEX_DIR,
     STOPWORDS,
+    _shard_starts,
     encode_ids,
     encode_number,
     excerpt,
@@ -91,18 +92,21 @@ def small_index(make_project):
 
 
 def test_manifest_years_subjects_and_shards(small_index) -> None:
-    _, read = small_index
+    root, read = small_index
     meta = read("meta.json")
     assert meta["version"] == 3 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
-    assert meta["groups"] == [4, 16]
+    assert meta["groups"] == [3, 16]
     assert meta["years"] == [[2024, 0, 1], [2023, 1, 1], [None, 2, 1]]
     assert meta["subjects"] == [["cs.DC", "Distributed, Parallel, and Cluster Computing", 2],
                                 ["cs.LG", "Machine Learning", 2]]
     assert meta["shards"] == sorted(meta["shards"], key=term_order)
-    terms = {}
-    for number in range(len(meta["shards"])):
+    terms, last = {}, None
+    for number, start in enumerate(meta["shards"]):  # each shard's range starts past the last
         shard = read(f"t/{number}.json")
-        assert min(shard, key=term_order) == meta["shards"][number]
+        first = min(shard, key=term_order)
+        assert first.startswith(start) and (last is None or term_order(start) > term_order(last))
+        assert number == 0 or term_order(start[:-1]) <= term_order(last)  # as short as can be
+        last = max(shard, key=term_order)
         terms.update(shard)
     title, _, _, text = (terms["batch"].split(".") + ["", "", ""])[:4]  # stemmed
     assert title.split(",")[1] == "0"  # doc 0, strongly: a short title
@@ -112,6 +116,8 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
     assert decode_ids(terms["ann"].split(".")[0].split(",")[1]) == [3]  # her own entry, strongly
     assert "the" not in terms and "for" not in terms
     assert set(read("v/74.json").split()) == {t for t in terms if t.startswith("t")}
+    sizes = [len((root / INDEX_DIR / f"v/{key}.json").read_bytes()) for key in meta["letters"]]
+    assert meta["vocabularies"] == sizes  # what search.js weighs before it fetches one
     assert decode_ids(read("s/cs.DC.json")) == [1, 2]
 
 
@@ -196,3 +202,8 @@ def test_math_is_found_by_its_words_and_its_symbols(make_project) -> None:
         assert field_ids(terms[word].split(".")[3]) == [0], word  # the abstract's field
     shown = json.loads((root / INDEX_DIR / "d/0.json").read_text(encoding="utf-8"))[0]["x"]
     assert "T_w=Θ(√d/(1-β_2))" in shown and "O(n log n)" in shown
+
+
+def test_shard_starts_are_the_shortest_that_part_the_terms() -> None:
+    assert _shard_starts([["apple", "arc"], ["labor", "lazy"], ["lb"], ["zebra"]]) == \
+        ["apple", "l", "lb", "z"]

@@ -43,10 +43,11 @@ LISTING_VERSION = 3
 """Format version of ``search.json`` (3: no abstracts; ``papers.json`` holds them)."""
 SHARD_BYTES = 8_000
 """Term shards are cut at about this many bytes: small enough that a query loads little."""
-PAPER_GROUP, AUTHOR_GROUP = 4, 16
-"""Result fragments per file, for papers and for authors (whose fragments are small): about
-a quarter as many files as papers, yet a result list of ten downloads little besides the
-fragments it shows."""
+PAPER_GROUP, AUTHOR_GROUP = 3, 16
+"""Result fragments per file, for papers and for authors (whose fragments are small): a third
+as many files as papers, yet a result list of ten downloads little besides the fragments it
+shows (at 4 papers a file, three quarters of a first query's fragment bytes were others'; at
+2, a site of 100,000 papers would pass GitLab Pages' 200,000 files)."""
 EXCERPT_CHARS = 180
 """A paper's result shows at most this many characters of its abstract (``excerpt``)."""
 
@@ -206,7 +207,7 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None,
         yield INDEX_DIR + name, data
     version = hashlib.sha256(b"".join(digests))
     yield INDEX_DIR + "meta.json", encode_json(
-        _manifest(catalog, docs, names, version.hexdigest()[:10], memo.shard_starts))
+        _manifest(catalog, docs, version.hexdigest()[:10], memo))
 
 
 def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta | None
@@ -259,7 +260,7 @@ def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta |
     for name in rest_names:
         yield INDEX_DIR + name, rest.pop(name)
     version = hashlib.sha256(b"".join([*fragment_digests, *rest_digests]))
-    manifest = _manifest(catalog, docs, rest_names, version.hexdigest()[:10], memo.shard_starts)
+    manifest = _manifest(catalog, docs, version.hexdigest()[:10], memo)
     yield INDEX_DIR + "meta.json", encode_json(manifest)
     memo.catalog = catalog
 
@@ -471,6 +472,8 @@ class SearchMemo:
         """The terms of ``vocabulary`` in ``term_order`` (``_sorted_terms``)."""
         self.shards: Pieces[bytes] = Pieces(keep)
         self.shard_starts: list[str] = []
+        self.letters: list[tuple[str, int]] = []
+        """Each vocabulary file's key (``letter_key``) and size in bytes, in key order."""
         self.digests: dict[str, tuple[bytes, bytes]] = {}
         """Each subject, term and vocabulary file's bytes object and their digest
         (``_file_digest``); the fragments' are ``fragment_digests``."""
@@ -701,7 +704,7 @@ def _term_files(docs: list[DocPiece], memo: SearchMemo) -> dict[str, bytes]:
     encoded = _encoded_terms(docs, memo)
     terms = _sorted_terms(encoded, memo)
     shards = _shards(terms, encoded)
-    memo.shard_starts = [shard[0] for shard in shards if shard]
+    memo.shard_starts = _shard_starts(shards)
     term_json = memo.term_json if memo.keep else {}
     for number, shard in enumerate(shards):
         inputs = (tuple(shard), tuple([encoded[t] for t in shard]))
@@ -710,8 +713,10 @@ def _term_files(docs: list[DocPiece], memo: SearchMemo) -> dict[str, bytes]:
     memo.shards.done()
     if len(memo.term_json) > 2 * len(encoded) + 1000:  # words edited away: forget them
         memo.term_json = {t: j for t, j in memo.term_json.items() if t in encoded}
+    memo.letters = []
     for key, group in _by_first_letter(terms):
-        rest[f"v/{key}.json"] = encode_json(" ".join(group))
+        data = rest[f"v/{key}.json"] = encode_json(" ".join(group))
+        memo.letters.append((key, len(data)))
     return rest
 
 
@@ -762,6 +767,23 @@ def _shards(terms: list[str], encoded: dict[str, str]) -> list[list[str]]:
     return shards
 
 
+def _shard_starts(shards: list[list[str]]) -> list[str]:
+    """Where each shard's range of terms starts: the shortest beginning of its first term
+    that comes after the previous shard's last (``labori`` may be ``lab``). The ranges still
+    part every string between the shards, and the manifest that lists them is shorter."""
+    starts: list[str] = []
+    last = ""
+    for shard in filter(None, shards):
+        first = shard[0]
+        if starts:
+            after = term_order(last)
+            first = next(first[:n] for n in range(1, len(first) + 1)
+                         if term_order(first[:n]) > after)
+        starts.append(first)
+        last = shard[-1]
+    return starts
+
+
 def letter_key(term: str) -> str:
     """The vocabulary file of a term: its first character's code point in hex, or ``x`` for
     every term that does not start with an ASCII character (few, in many scripts)."""
@@ -783,17 +805,20 @@ def _subject_ids(docs: list[DocPiece]) -> dict[str, list[int]]:
     return found
 
 
-def _manifest(catalog: Catalog, docs: list[DocPiece], files: Iterable[str],
-              version: str, shard_starts: list[str]) -> dict[str, object]:
-    """What the search page loads first: sizes, shard ranges, years and subjects."""
+def _manifest(catalog: Catalog, docs: list[DocPiece], version: str, memo: SearchMemo
+              ) -> dict[str, object]:
+    """What the search page loads first: sizes, shard ranges, vocabularies, years and
+    subjects. The vocabularies' sizes let the page fetch the small ones before it knows
+    that it needs them (search.js ``SPECULATE``)."""
     papers = sum(d.is_paper for d in docs)
     years: dict[int | None, list[int]] = {}
     for number, doc in enumerate(docs[:papers]):
         years.setdefault(doc.year, [number, 0])[1] += 1
     return {
         "version": SEARCH_VERSION, "hash": version, "docs": len(docs), "papers": papers,
-        "groups": [PAPER_GROUP, AUTHOR_GROUP], "shards": shard_starts,
-        "letters": sorted(name[2:-5] for name in files if name.startswith("v/")),
+        "groups": [PAPER_GROUP, AUTHOR_GROUP], "shards": memo.shard_starts,
+        "letters": [key for key, _ in memo.letters],
+        "vocabularies": [size for _, size in memo.letters],
         "stopwords": sorted(STOPWORDS),
         "years": [[y, start, n] for y, (start, n) in years.items()],
         "subjects": [[s.code, s.name, len(s.paper_ids)] for s in

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -242,3 +243,29 @@ def test_ranking_puts_the_title_that_is_the_query_first(search_page) -> None:
     assert laws[0].startswith("D-CPT Law") and laws[1].startswith("Every Step Evolves: Scaling")
     roll = search(search_page, "roll")  # the word itself before words that start with it
     assert sorted(t.split(":")[0] for t in roll[:2]) == ["Let It Flow", "Part II"]
+
+
+def test_an_idle_page_gets_ready_without_downloading_the_index(page, corpus_site, corpus_base,
+                                                                visit) -> None:
+    """While idle, a fresh search page opens its connections (requests for the manifest's
+    headers) and warms its code on made-up data: it downloads no other index file and shows
+    nothing. Its first query then fetches a small vocabulary beside the word's shards."""
+    index = json.loads((corpus_site / "search.json").read_text(encoding="utf-8"))
+    counted = Counter(w for p in index["papers"] for w in words(p["title"]) if len(w) >= 6)
+    word = counted.most_common(1)[0][0]  # many results: typos are never looked for
+    sent: list[tuple[str, str]] = []
+    page.on("request", lambda r: sent.append((r.method, urlsplit(r.url).path)))
+    visit(corpus_base + "search/")
+    page.wait_for_function("document.querySelector('.search-form').dataset.state === 'done'")
+    page.wait_for_load_state("networkidle")
+    for _ in range(5):  # the warm-up's rounds run in idle callbacks
+        page.evaluate("() => new Promise((done) => requestIdleCallback(done))")
+    index_requests = [(m, p) for m, p in sent if "/search/index/" in p]
+    assert index_requests == [("GET", urlsplit(corpus_base).path + "search/index/meta.json")] + \
+        [("HEAD", urlsplit(corpus_base).path + "search/index/meta.json")] * 6
+    assert page.locator("#search-results li").count() == 0
+    assert page.locator("#search-count").inner_text() == ""
+    assert len(search(page, word)) == 10
+    letter = format(ord(word[0]), "x")
+    assert any(p.endswith(f"/search/index/v/{letter}.json") for _, p in sent)
+    assert page.failed_requests == [] and page.console_errors == []

@@ -167,6 +167,7 @@
   var metaUrl = new URL(form.getAttribute("data-index"), window.location.href);
 
   var PAGE = 10;
+  var SPECULATE = 8000;  // bytes: a vocabulary this small is fetched before it is needed
   // BM25F: a field's weight times how strongly it holds the term (its level: as usual,
   // strongly, weakly), times how well the term matches the query word; saturated by K1.
   var WEIGHTS = [4, 3, 1.5, 1];  // title (an author's name), authors, subjects, abstract
@@ -216,8 +217,11 @@
   }
 
   // ---- loading ---------------------------------------------------------------------------
+  function fileUrl(path) {
+    return new URL(path + "?v=" + meta.hash, metaUrl).href;
+  }
   function load(path) {
-    var url = new URL(path + "?v=" + meta.hash, metaUrl).href;
+    var url = fileUrl(path);
     if (!files[url]) {
       files[url] = fetch(url).then(function (response) {
         if (!response.ok) throw new Error("HTTP " + response.status + " for " + path);
@@ -333,33 +337,44 @@
     }
     return false;
   }
-  // Resolves to [{term, quality, lists}] for one query word: the terms it is (its stem, or
-  // itself in names), the terms it starts, and (withTypos) those within one typo.
-  function matchWord(word, withTypos) {
-    var root = stem(word);
+  // Every shard that may hold a term the word is (or its stem), starts, or ends.
+  function wordShards(word, root) {
     var from = word.slice(0, Math.max(3, word.length - 7));
     var wanted = {};
     prefixShards(word).concat(prefixShards(root)).forEach(function (i) { wanted[i] = true; });
     for (var i = shardIndex(from); i <= shardIndex(word) && i < meta.shards.length; i++) wanted[i] = true;
+    return Object.keys(wanted).map(Number);
+  }
+  // [{term, quality, encoded}] of the shards' terms that the word is, or starts, or ends.
+  function termsIn(shards, word, root, seen) {
+    var found = [];
+    shards.forEach(function (shard) {
+      for (var term in shard) {
+        if (seen[term]) continue;
+        var quality = term === word || term === root ? EXACT :
+          term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
+          completes(word, term) ? ENDING : 0;
+        if (quality) {
+          seen[term] = true;
+          found.push({term: term, quality: quality, encoded: shard[term]});
+        }
+      }
+    });
+    return found;
+  }
+  // The terms of a vocabulary (space-separated) within one typo of the word, not yet seen.
+  function typosIn(vocabulary, word, root, seen) {
+    return vocabulary.split(" ").filter(function (t) { return !seen[t] && typoOf(word, root, t); });
+  }
+  // Resolves to [{term, quality, lists}] for one query word: the terms it is (its stem, or
+  // itself in names), the terms it starts, and (withTypos) those within one typo.
+  function matchWord(word, withTypos) {
+    var root = stem(word);
     var wantTypos = withTypos && word.length >= 5 && meta.letters.indexOf(letterKey(word)) >= 0;
     var vocab = wantTypos ? load("v/" + letterKey(word) + ".json") : Promise.resolve("");
-    return Promise.all([loadShards(Object.keys(wanted).map(Number)), vocab]).then(function (loaded) {
-      var found = [], seen = {};
-      loaded[0].forEach(function (shard) {
-        for (var term in shard) {
-          if (seen[term]) continue;
-          var quality = term === word || term === root ? EXACT :
-            term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
-            completes(word, term) ? ENDING : 0;
-          if (quality) {
-            seen[term] = true;
-            found.push({term: term, quality: quality, encoded: shard[term]});
-          }
-        }
-      });
-      var typos = loaded[1] ? loaded[1].split(" ").filter(function (t) {
-        return !seen[t] && typoOf(word, root, t);
-      }) : [];
+    return Promise.all([loadShards(wordShards(word, root)), vocab]).then(function (loaded) {
+      var seen = {}, found = termsIn(loaded[0], word, root, seen);
+      var typos = loaded[1] ? typosIn(loaded[1], word, root, seen) : [];
       if (!typos.length) return found;
       var needed = {};
       typos.forEach(function (t) { needed[shardIndex(t)] = true; });
@@ -416,11 +431,39 @@
       (count[id] === matches.length ? hits : some).push(id);
     }
     var order = function (a, b) { return count[b] - count[a] || score[b] - score[a] || a - b; };
-    hits.sort(order);
     var full = hits.length;
-    if (full < PAGE) hits = hits.concat(some.sort(order));
-    hits.full = full;
-    return hits;
+    var ranked = firstInOrder(full < PAGE ? hits.concat(some) : hits, PAGE, order);
+    ranked.full = full;
+    return ranked;
+  }
+  // The ids with the best n first, in order, and the others after them unordered
+  // (ids.ordered: how many are in order; inOrder sorts the others once they are shown): a
+  // first page out of thousands of matches costs one pass, where sorting them all took
+  // longer than the rest of the ranking.
+  function firstInOrder(ids, n, order) {
+    var best = [], rest = [];
+    for (var i = 0; i < ids.length; i++) {
+      var id = ids[i];
+      if (best.length === n) {
+        if (order(id, best[n - 1]) > 0) { rest.push(id); continue; }
+        rest.push(best.pop());
+      }
+      var at = best.length;
+      while (at > 0 && order(id, best[at - 1]) < 0) at--;
+      best.splice(at, 0, id);
+    }
+    var out = best.concat(rest);
+    out.ordered = best.length;
+    out.order = order;
+    return out;
+  }
+  function inOrder(ids) {
+    if (ids.order && ids.ordered < ids.length) {
+      var rest = ids.slice(ids.ordered).sort(ids.order);
+      for (var i = 0; i < rest.length; i++) ids[ids.ordered + i] = rest[i];
+      ids.ordered = ids.length;
+    }
+    return ids;
   }
 
   // ---- filters -----------------------------------------------------------------------------
@@ -475,10 +518,18 @@
         return {matches: matches, ids: ids, full: qwords.length ? ids.full : ids.length};
       });
     }
-    // Typos are looked for only when less than a page matches every word as typed: only
-    // then are the vocabularies they need fetched.
+    // Typos are looked for only when less than a page matches every word as typed, but a
+    // small vocabulary they need is fetched beside the word's shards when those are fetched,
+    // so that it is there if they are (a typo's results waited for one round trip more: the
+    // slowest first queries). A word whose shards are loaded costs no request for it.
     var typos = qwords.filter(function (w) {
       return w.length >= 5 && meta.letters.indexOf(letterKey(w)) >= 0;
+    });
+    typos.forEach(function (w) {
+      var fetching = wordShards(w, stem(w)).some(function (i) { return !files[fileUrl("t/" + i + ".json")]; });
+      if (fetching && meta.vocabularies[meta.letters.indexOf(letterKey(w))] <= SPECULATE) {
+        load("v/" + letterKey(w) + ".json");
+      }
     });
     results(false)
       .then(function (found) {
@@ -538,7 +589,7 @@
     announceTimer = window.setTimeout(function () { statusEl.textContent = text; }, 400);
   }
   function appendResults() {
-    var next = current.ids.slice(current.shown, current.shown + PAGE);
+    var next = (current.shown ? inOrder(current.ids) : current.ids).slice(current.shown, current.shown + PAGE);
     next.forEach(function (id) { list.appendChild(resultItem(id, fragments[id], current.marks)); });
     current.shown += next.length;
     moreButton.hidden = current.shown >= current.ids.length;
@@ -632,6 +683,19 @@
     return out;
   }
 
+  // ---- getting ready while idle -----------------------------------------------------------
+  // A first query's results come in up to ten requests at once. Over HTTP/1.1 a browser
+  // opens up to six connections to a host and the page's own files opened fewer: while
+  // idle, the page opens them (requests for the manifest's headers, which have no body).
+  // Over HTTP/2 they share one connection.
+  function connect() {
+    for (var i = 0; i < 6; i++) {
+      fetch(metaUrl.href, {method: "HEAD", cache: "no-store"})
+        .then(function (response) { return response.text(); })  // else "aborted"
+        .catch(function () {});
+    }
+  }
+
   // ---- the URL holds the query and filters -----------------------------------------------
   function readUrl() {
     var params = new URL(window.location.href).searchParams;
@@ -683,7 +747,7 @@
   // ---- wiring ------------------------------------------------------------------------------
   moreButton.addEventListener("click", function () {
     var first = current.shown;
-    fetchFragments(current.ids.slice(first, first + PAGE)).then(function () {
+    fetchFragments(inOrder(current.ids).slice(first, first + PAGE)).then(function () {
       appendResults();
       var links = resultLinks();
       if (links[first]) links[first].focus();
@@ -732,6 +796,7 @@
       readUrl();
       if (!input.value) countEl.textContent = "";
       run();
+      (window.requestIdleCallback || window.setTimeout)(connect);
     })
     .catch(fail);
 })();
