@@ -33,6 +33,8 @@ from site_gen.util.progress import (
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 """Any control character but tab and newline: ``\\r``, ``ESC`` (escape codes), backspace, ..."""
 STAGES = ("read dumps", "catalog", "routes", "theme", "prepare", "site files", "render", "write")
+CACHED_STAGES = ("cache read", *STAGES, "cache write")
+"""``site-gen build``'s stages: with the build cache (docs/usage.md) read first, written last."""
 
 
 class FakeTTY(io.StringIO):
@@ -373,7 +375,7 @@ def test_verbose_prints_each_stage_with_its_time_and_counts(
     assert main(["build", "-v", "--project", str(demo_project), "-o", str(site)]) == 0
     summary, *stages = capsys.readouterr().out.splitlines()
     assert summary.startswith("built 64 pages into")
-    assert [re.split(r"\s{2,}", s.strip())[0] for s in stages] == list(STAGES)
+    assert [re.split(r"\s{2,}", s.strip())[0] for s in stages] == list(CACHED_STAGES)
     assert all(re.search(r"\s\d[\d,.]* ms(\s|$)", s) for s in stages)
     by_stage = {re.split(r"\s{2,}", s.strip())[0]: s for s in stages}
     assert by_stage["read dumps"].endswith("3 dumps parsed")
