@@ -51,7 +51,8 @@ def main() -> int:
     per_author: list[int] = []
     for name in sorted(os.listdir(dumps)):
         path = os.path.join(dumps, name)
-        raw = open(path, "rb").read()
+        with open(path, "rb") as file:
+            raw = file.read()
         where = name
         try:
             text = raw.decode("utf-8")

@@ -94,17 +94,8 @@ Cruz Yilmaz Kaya Demir Arslan Nguyen Tran Pham Hoang Vu Ahmadi Hosseini Karimi R
 Levi Mizrahi Friedman Goldberg Katz
 """
 LATIN_PARTICLES = ["van der", "de la", "van", "de", "von", "da", "di", "dos", "al", "ben"]
-ACCENT_FIRST = """
-José Zoë François Sébastien Jérôme Inès Léa Ángel Tomás Joël Søren Bjørn Łukasz Paweł
-Małgorzata Ólafur Raúl Sérgio João Adrián Björn Jürgen Günter Ömer Çağla Şebnem İlker Renée
-Chloé Héloïse Mónica Íñigo Andrés Dóra Zoltán Bálint Jiří Radek Władysław Hélène Aurélie
-""".split()
-ACCENT_LAST = """
-Núñez Müller García Pérez Ramírez Gómez Sánchez Jiménez Østergaard Håkansson Dvořák Šimić Čapek
-Özdemir Çelik Yılmaz Şahin Nguyễn Trần Lê Phạm Schäfer Köhler Böhm Weiß Fernández Rodríguez
-González Martín Hernández Álvarez Lindström Ångström Kovačević Wójcik Lévesque Bélanger Gagné
-Côté Nuñes Gößling Söderberg Kučera Dušek
-""".split()
+ACCENT_FIRST = ["José", "Zoë", "François", "Sébastien", "Jérôme", "Inès", "Léa", "Ángel", "Tomás", "Joël", "Søren", "Bjørn", "Łukasz", "Paweł", "Małgorzata", "Ólafur", "Raúl", "Sérgio", "João", "Adrián", "Björn", "Jürgen", "Günter", "Ömer", "Çağla", "Şebnem", "İlker", "Renée", "Chloé", "Héloïse", "Mónica", "Íñigo", "Andrés", "Dóra", "Zoltán", "Bálint", "Jiří", "Radek", "Władysław", "Hélène", "Aurélie"]
+ACCENT_LAST = ["Núñez", "Müller", "García", "Pérez", "Ramírez", "Gómez", "Sánchez", "Jiménez", "Østergaard", "Håkansson", "Dvořák", "Šimić", "Čapek", "Özdemir", "Çelik", "Yılmaz", "Şahin", "Nguyễn", "Trần", "Lê", "Phạm", "Schäfer", "Köhler", "Böhm", "Weiß", "Fernández", "Rodríguez", "González", "Martín", "Hernández", "Álvarez", "Lindström", "Ångström", "Kovačević", "Wójcik", "Lévesque", "Bélanger", "Gagné", "Côté", "Nuñes", "Gößling", "Söderberg", "Kučera", "Dušek"]
 ZH_SURNAME = list("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗")
 ZH_GIVEN = ["小明", "伟", "芳", "娜", "秀英", "敏", "静", "丽", "强", "磊", "军", "洋", "勇", "艳",
             "杰", "涛", "明", "超", "秀兰", "霞", "平", "刚", "建华", "宇轩", "子涵", "浩然", "欣怡",
@@ -124,45 +115,23 @@ EL_LAST = ["Παπαδόπουλος", "Νικολάου", "Γεωργίου", "
 
 # ---- technical vocabulary ---------------------------------------------------------------------
 
-NAME_HEADS = """Roll Flash Spec Deep Fast Sparse Quant Hydra Pipe Shard Stream Tree Graph Hyper Meta
-Turbo Lite Mega Omni Zero Neuro Token Cache Fuse Route Mix Dyna Ada Lo Ro Mo Pa Tri Bi Uni Poly
-Proto Echo Nova Astra Orca Lynx Vela Kite Mosaic Prism Tide Ember Atlas Helix Flux Pulse Sage
-Quill Raft Relay Sift Splice Swift Tensor Warp Zephyr""".split()
-NAME_TAILS = """Mux KV Net Former Serve Flow RL Gen MoE Attn Opt Train Bench Pack LM Diff Sched Tune
-Fuse Quant Scope Map Grad Prune Edit Sync Pipe Shard Infer Cache Mem Dist Spec Loop Lens Bridge
-Guard Forge Mind Core Stack""".split()
+NAME_HEADS = ["Roll", "Flash", "Spec", "Deep", "Fast", "Sparse", "Quant", "Hydra", "Pipe", "Shard", "Stream", "Tree", "Graph", "Hyper", "Meta", "Turbo", "Lite", "Mega", "Omni", "Zero", "Neuro", "Token", "Cache", "Fuse", "Route", "Mix", "Dyna", "Ada", "Lo", "Ro", "Mo", "Pa", "Tri", "Bi", "Uni", "Poly", "Proto", "Echo", "Nova", "Astra", "Orca", "Lynx", "Vela", "Kite", "Mosaic", "Prism", "Tide", "Ember", "Atlas", "Helix", "Flux", "Pulse", "Sage", "Quill", "Raft", "Relay", "Sift", "Splice", "Swift", "Tensor", "Warp", "Zephyr"]
+NAME_TAILS = ["Mux", "KV", "Net", "Former", "Serve", "Flow", "RL", "Gen", "MoE", "Attn", "Opt", "Train", "Bench", "Pack", "LM", "Diff", "Sched", "Tune", "Fuse", "Quant", "Scope", "Map", "Grad", "Prune", "Edit", "Sync", "Pipe", "Shard", "Infer", "Cache", "Mem", "Dist", "Spec", "Loop", "Lens", "Bridge", "Guard", "Forge", "Mind", "Core", "Stack"]
 NAME_SUFFIXES = ["", "", "", "", "", "", "2", "-PD", "++", "-X", "v2", "-L", "3D", "-R1"]
 
-T_LEAD = """Towards Rethinking Scaling Accelerating Learning Revisiting Understanding Taming
-Unifying Benchmarking Characterizing Exploiting Democratizing Distilling Compressing Serving
-Training Optimizing Harnessing Bridging""".split()
-T_ADJ = """Efficient Scalable Robust Adaptive Sparse Dense Distributed Federated Hierarchical
-Low-Rank Long-Context Multimodal Self-Supervised Contrastive Causal Differentiable Probabilistic
-Bayesian Asynchronous Elastic Heterogeneous Memory-Efficient Communication-Efficient Fine-Grained
-Coarse-Grained Zero-Shot Few-Shot Continual Incremental Lightweight Quantized Private Secure
-Verifiable Interpretable Equivariant Generative Agentic Hybrid Speculative Parallel Streaming
-Stochastic Convex Non-Convex Online Offline Multi-Agent Cross-Lingual Retrieval-Augmented
-Instruction-Tuned Vision-Language Diffusion-Based Graph-Based Physics-Informed Noise-Robust
-Energy-Aware Latency-Aware Fault-Tolerant Decentralized Structured Unsupervised""".split()
-T_NOUN = """Attention Transformers Inference Training Retrieval Reasoning Alignment Distillation
-Quantization Pruning Scheduling Serving Decoding Pretraining Fine-Tuning Embeddings
-Representations Optimization Generalization Compression Caching Routing Sampling Planning
-Exploration Segmentation Detection Tracking Reconstruction Synthesis Translation Summarization
-Recommendation Ranking Search Clustering Forecasting Control Navigation Manipulation Perception
-Verification Testing Debugging Auditing Agents Models Networks Graphs Kernels Accelerators
-Clusters Pipelines Workloads Experts Adapters Tokens Prompts Rewards Policies Gradients Checkpoints
-Datasets Benchmarks Systems Language Vision Speech Video Images Code Proteins Molecules Qubits
-Circuits Signals Spikes""".split()
+T_LEAD = ["Towards", "Rethinking", "Scaling", "Accelerating", "Learning", "Revisiting", "Understanding", "Taming", "Unifying", "Benchmarking", "Characterizing", "Exploiting", "Democratizing", "Distilling", "Compressing", "Serving", "Training", "Optimizing", "Harnessing", "Bridging"]
+T_ADJ = ["Efficient", "Scalable", "Robust", "Adaptive", "Sparse", "Dense", "Distributed", "Federated", "Hierarchical", "Low-Rank", "Long-Context", "Multimodal", "Self-Supervised", "Contrastive", "Causal", "Differentiable", "Probabilistic", "Bayesian", "Asynchronous", "Elastic", "Heterogeneous", "Memory-Efficient", "Communication-Efficient", "Fine-Grained", "Coarse-Grained", "Zero-Shot", "Few-Shot", "Continual", "Incremental", "Lightweight", "Quantized", "Private", "Secure", "Verifiable", "Interpretable", "Equivariant", "Generative", "Agentic", "Hybrid", "Speculative", "Parallel", "Streaming", "Stochastic", "Convex", "Non-Convex", "Online", "Offline", "Multi-Agent", "Cross-Lingual", "Retrieval-Augmented", "Instruction-Tuned", "Vision-Language", "Diffusion-Based", "Graph-Based", "Physics-Informed", "Noise-Robust", "Energy-Aware", "Latency-Aware", "Fault-Tolerant", "Decentralized", "Structured", "Unsupervised"]
+T_NOUN = ["Attention", "Transformers", "Inference", "Training", "Retrieval", "Reasoning", "Alignment", "Distillation", "Quantization", "Pruning", "Scheduling", "Serving", "Decoding", "Pretraining", "Fine-Tuning", "Embeddings", "Representations", "Optimization", "Generalization", "Compression", "Caching", "Routing", "Sampling", "Planning", "Exploration", "Segmentation", "Detection", "Tracking", "Reconstruction", "Synthesis", "Translation", "Summarization", "Recommendation", "Ranking", "Search", "Clustering", "Forecasting", "Control", "Navigation", "Manipulation", "Perception", "Verification", "Testing", "Debugging", "Auditing", "Agents", "Models", "Networks", "Graphs", "Kernels", "Accelerators", "Clusters", "Pipelines", "Workloads", "Experts", "Adapters", "Tokens", "Prompts", "Rewards", "Policies", "Gradients", "Checkpoints", "Datasets", "Benchmarks", "Systems", "Language", "Vision", "Speech", "Video", "Images", "Code", "Proteins", "Molecules", "Qubits", "Circuits", "Signals", "Spikes"]
 T_CONNECT = ["for", "for", "for", "with", "via", "via", "in", "under", "over", "and", "across",
              "through", "beyond", "without", "at", "on", "from"]
 
 TASKS = {
-    "ml": ["large-scale model training", "mixture-of-experts inference", "long-context language "
-           "modeling", "reinforcement learning from human feedback", "distributed optimization",
+    "ml": ["large-scale model training", "mixture-of-experts inference", ("long-context language "
+           "modeling"), "reinforcement learning from human feedback", "distributed optimization",
            "neural architecture search", "continual learning", "federated learning",
            "gradient compression", "low-precision training", "parameter-efficient fine-tuning",
-           "online convex optimization", "Bayesian inference at scale", "graph representation "
-           "learning", "time-series forecasting", "offline reinforcement learning",
+           "online convex optimization", "Bayesian inference at scale", ("graph representation "
+           "learning"), "time-series forecasting", "offline reinforcement learning",
            "LLM serving", "speculative decoding", "KV cache management", "agentic RL rollouts"],
     "nlp": ["open-domain question answering", "machine translation", "abstractive summarization",
             "instruction following", "mathematical reasoning", "code generation",
@@ -175,8 +144,8 @@ TASKS = {
            "text-to-image diffusion", "multi-object tracking", "depth estimation"],
     "other": ["adversarial robustness", "malware detection", "program repair",
               "fuzz testing", "speech enhancement", "neural decoding of spike trains",
-              "quantum circuit compilation", "side-channel analysis", "software vulnerability "
-              "detection", "radar signal classification", "variational quantum algorithms",
+              "quantum circuit compilation", "side-channel analysis", ("software vulnerability "
+              "detection"), "radar signal classification", "variational quantum algorithms",
               "cortical activity modeling"],
 }
 SUBJECT_GROUP = {"cs.LG": "ml", "cs.DC": "ml", "stat.ML": "ml", "math.OC": "ml", "cs.NE": "ml",
@@ -187,14 +156,14 @@ WORDS = {
     "field": ["machine learning systems", "natural language processing", "computer vision",
               "deep learning", "information retrieval", "robot learning", "statistical learning",
               "high-performance computing", "software engineering", "computer security"],
-    "obj": ["the KV cache", "expert placement", "gradient synchronization", "the attention "
-            "kernel", "activation memory", "the rollout buffer", "token routing", "the draft "
-            "model", "pipeline bubbles", "the reward model", "optimizer state", "the "
-            "embedding table", "the retrieval index", "the prefill stage", "the decode stage",
-            "cross-node communication", "the data loader", "the feature map", "the loss "
-            "landscape", "the search space", "the replay buffer", "weight updates",
-            "the sparse branch", "the global summary", "the teacher signal", "positional "
-            "encodings", "the critic", "the scheduler", "checkpoint I/O", "the tokenizer"],
+    "obj": ["the KV cache", "expert placement", "gradient synchronization", ("the attention "
+            "kernel"), "activation memory", "the rollout buffer", "token routing", ("the draft "
+            "model"), "pipeline bubbles", "the reward model", "optimizer state", ("the "
+            "embedding table"), "the retrieval index", "the prefill stage", "the decode stage",
+            "cross-node communication", "the data loader", "the feature map", ("the loss "
+            "landscape"), "the search space", "the replay buffer", "weight updates",
+            "the sparse branch", "the global summary", "the teacher signal", ("positional "
+            "encodings"), "the critic", "the scheduler", "checkpoint I/O", "the tokenizer"],
     "objs": ["attention heads", "experts", "workers", "GPUs", "layers", "tokens", "trajectories",
              "micro-batches", "shards", "queries", "documents", "frames", "agents", "clients",
              "replicas", "kernels", "prompts", "samples"],
@@ -202,26 +171,26 @@ WORDS = {
             "communication-efficient", "memory-efficient", "fault-tolerant", "adaptive",
             "training-free", "plug-and-play", "theoretically grounded", "simple yet effective",
             "fine-grained", "hierarchical", "asynchronous", "unified", "robust", "general"],
-    "mech": ["a hierarchical scheduler", "a low-rank adapter", "a learned router", "a two-level "
-             "cache", "a cost model", "a lightweight predictor", "a contrastive objective",
+    "mech": ["a hierarchical scheduler", "a low-rank adapter", "a learned router", ("a two-level "
+             "cache"), "a cost model", "a lightweight predictor", "a contrastive objective",
              "a dynamic programming planner", "a gating network", "a mixed-precision kernel",
-             "a sparse attention mask", "a memory pool", "a priority queue", "a reward "
-             "shaping term", "a curriculum", "a verifier", "an asynchronous pipeline",
+             "a sparse attention mask", "a memory pool", "a priority queue", ("a reward "
+             "shaping term"), "a curriculum", "a verifier", "an asynchronous pipeline",
              "a graph partitioner", "a compression codec", "a calibration step"],
     "challenge": ["quadratic memory growth", "load imbalance across workers", "stragglers",
                   "redundant recomputation", "high tail latency", "distribution shift",
                   "catastrophic forgetting", "noisy supervision", "limited labeled data",
                   "communication overhead", "poor hardware utilization", "reward hacking",
-                  "exposure bias", "long-tail inputs", "privacy leakage", "unstable training "
-                  "dynamics", "irregular sparsity", "fragmented memory", "cold starts",
+                  "exposure bias", "long-tail inputs", "privacy leakage", ("unstable training "
+                  "dynamics"), "irregular sparsity", "fragmented memory", "cold starts",
                   "error accumulation"],
     "verb": ["reduces", "eliminates", "amortizes", "hides", "bounds", "balances", "overlaps",
              "compresses", "prunes", "caches", "reuses", "predicts", "schedules", "shares"],
     "gerund": ["reordering", "batching", "partitioning", "fusing", "overlapping", "quantizing",
                "pruning", "caching", "prefetching", "distilling", "replicating", "sampling",
                "co-locating", "decoupling", "interleaving"],
-    "metric": ["throughput", "end-to-end latency", "accuracy", "perplexity", "memory "
-               "footprint", "time-to-first-token", "training time", "energy consumption",
+    "metric": ["throughput", "end-to-end latency", "accuracy", "perplexity", ("memory "
+               "footprint"), "time-to-first-token", "training time", "energy consumption",
                "F1 score", "exact match", "BLEU", "mAP", "success rate", "recall@10",
                "goodput", "GPU utilization", "sample efficiency"],
     "base": ["vLLM", "SGLang", "DeepSpeed", "Megatron-LM", "FSDP", "FlashAttention-2", "LoRA",
@@ -233,8 +202,8 @@ WORDS = {
              "ScanNet", "Kinetics-400", "OGB", "BEIR", "nuScenes", "CIFAR-100", "ShareGPT traces",
              "production traces"],
     "scale": ["7B", "13B", "14B", "32B", "70B", "235B", "1.3B", "8x7B", "671B"],
-    "hw": ["NVIDIA H100 GPUs", "A100 GPUs", "TPU v5e pods", "a 64-GPU cluster", "commodity "
-           "CPUs", "edge devices", "two 8-GPU nodes", "Ascend NPUs", "a single node"],
+    "hw": ["NVIDIA H100 GPUs", "A100 GPUs", "TPU v5e pods", "a 64-GPU cluster", ("commodity "
+           "CPUs"), "edge devices", "two 8-GPU nodes", "Ascend NPUs", "a single node"],
     "emph": ["outside", "before", "after", "once", "not", "all", "only", "jointly", "exactly",
              "online", "implicitly"],
     "greek": ["\\alpha", "\\beta", "\\gamma", "\\lambda", "\\tau", "\\epsilon", "\\eta"],
@@ -248,65 +217,65 @@ WORDS = {
 # Sentence templates.  {SYS} is the paper's system name, {task} its task (fixed per abstract);
 # any other field is drawn afresh each time it appears.  Capitalised fields start a sentence.
 S_CONTEXT = [
-    "{Task} has become a central workload in {field}, yet existing approaches struggle with "
-    "{challenge}.",
+    ("{Task} has become a central workload in {field}, yet existing approaches struggle with "
+    "{challenge}."),
     "{Task} is increasingly important for {field}, but its cost is dominated by {obj}.",
-    "Recent progress in {task} has been driven by ever larger models trained on ever larger "
-    "datasets.",
+    ("Recent progress in {task} has been driven by ever larger models trained on ever larger "
+    "datasets."),
     "As models grow to {scale} parameters, {task} is limited less by compute than by {obj}.",
-    "In {task}, practitioners routinely trade {metric} for {metric} because {obj} is hard to "
-    "optimize.",
-    "{Task} underpins many applications in {field}, from search to assistants to scientific "
-    "discovery.",
+    ("In {task}, practitioners routinely trade {metric} for {metric} because {obj} is hard to "
+    "optimize."),
+    ("{Task} underpins many applications in {field}, from search to assistants to scientific "
+    "discovery."),
     "Modern {task} pipelines combine many {objs}, which makes {challenge} a first-order concern.",
 ]
 S_GAP = [
-    "Existing systems treat {obj} as an atomic unit, which fixes the optimization boundary too "
-    "early and leaves {challenge} unaddressed.",
-    "Prior work either ignores {challenge} or mitigates it with {mech} that does not scale "
-    "beyond a few {objs}.",
-    "However, we observe that {obj} exhibits {challenge} in practice, and that current "
-    "designs {verb} it only partially.",
-    "These compromises can be effective, but they approximate {obj} and introduce extra "
-    "hyperparameters.",
-    "Unfortunately, naive solutions suffer from {challenge} and degrade {metric} on "
-    "realistic workloads.",
+    ("Existing systems treat {obj} as an atomic unit, which fixes the optimization boundary too "
+    "early and leaves {challenge} unaddressed."),
+    ("Prior work either ignores {challenge} or mitigates it with {mech} that does not scale "
+    "beyond a few {objs}."),
+    ("However, we observe that {obj} exhibits {challenge} in practice, and that current "
+    "designs {verb} it only partially."),
+    ("These compromises can be effective, but they approximate {obj} and introduce extra "
+    "hyperparameters."),
+    ("Unfortunately, naive solutions suffer from {challenge} and degrade {metric} on "
+    "realistic workloads."),
     "A careful measurement study reveals that up to {pct} of the time is spent on {obj}.",
 ]
 S_PROPOSAL = [
     "We present {SYS}, {a_adj} framework for {task} that {verb} {obj} by {gerund} {objs}.",
     "In this work, we propose {SYS}, which {verb} {obj} through {mech}.",
-    "To address these issues, we introduce {SYS}, {a_adj} system that rethinks {obj} for "
-    "{task}.",
+    ("To address these issues, we introduce {SYS}, {a_adj} system that rethinks {obj} for "
+    "{task}."),
     "This paper presents {SYS}, {a_adj} approach that combines {mech} with {mech}.",
     "We propose {SYS}, {a_adj} method that decouples {obj} from {obj}.",
 ]
 S_METHOD = [
     "{SYS} incorporates {mech}, {mech}, and {mech} that together {verb} {obj}.",
     "The key idea is to {verb2} {obj} across {objs} rather than within each of them.",
-    "Specifically, {SYS} uses {mech} to decide when to {verb2} {obj}, and {mech} to hide the "
-    "remaining overhead.",
+    ("Specifically, {SYS} uses {mech} to decide when to {verb2} {obj}, and {mech} to hide the "
+    "remaining overhead."),
     "We formulate the placement of {objs} as an optimization problem and solve it with {mech}.",
     "Our design retains the shared {objs} while coordinating {obj} across {objs}.",
     "To keep the overhead low, {SYS} profiles {objs} offline and adapts online with {mech}.",
-    "We further show that {gerund} {objs} is safe when {obj} is bounded, and exploit this "
-    "property to {verb2} {obj}.",
+    ("We further show that {gerund} {objs} is safe when {obj} is bounded, and exploit this "
+    "property to {verb2} {obj}."),
     "Building upon this observation, {SYS} assigns {objs} to {objs} with {mech}.",
-    "Our analysis reveals a clear pattern: {objs} are predominantly shaped by {obj}, while "
-    "{objs} draw more information from {obj}.",
+    ("Our analysis reveals a clear pattern: {objs} are predominantly shaped by {obj}, while "
+    "{objs} draw more information from {obj}."),
     "The resulting algorithm is {adj} and requires no changes to {obj}.",
     "We implement {SYS} on top of {base} in about {kloc} thousand lines of code.",
 ]
 S_RESULT = [
     "Experiments on {data} show that {SYS} improves {metric} by {pct} over {base}.",
-    "Across {int} workloads, {SYS} reduces {metric} by {pct} relative to {base} and by {pct} "
-    "relative to {base}.",
+    ("Across {int} workloads, {SYS} reduces {metric} by {pct} relative to {base} and by {pct} "
+    "relative to {base}."),
     "On {hw}, {SYS} achieves up to {x}x higher {metric} than {base} without loss of {metric}.",
     "Evaluations with {scale} models on {hw} demonstrate a {pct} reduction in {metric}.",
     "{SYS} matches the {metric} of {base} while using {pct} less memory.",
     "In an ablation, {gerund} {objs} alone accounts for {pct} of the gains.",
-    "The results demonstrate that our simple combination consistently improves {metric}, "
-    "surpassing {base} and {base}.",
+    ("The results demonstrate that our simple combination consistently improves {metric}, "
+    "surpassing {base} and {base}."),
     "On {data}, {SYS} reaches {f2} {metric}, compared with {f2} for {base}.",
 ]
 S_CONCLUSION = [
@@ -316,20 +285,20 @@ S_CONCLUSION = [
     "Finally, we discuss limitations and directions for extending {SYS} to {task}.",
 ]
 S_LATEX = [
-    r"Experiments show that {SYS} remains competitive at {pint}\% sparsity while achieving "
-    r"${x}\times$ end-to-end speedup on {hw}.",
+    (r"Experiments show that {SYS} remains competitive at {pint}\% sparsity while achieving "
+    r"${x}\times$ end-to-end speedup on {hw}."),
     r"This reduces the cost of {obj} from ${bigo1}$ to ${bigo2}$ without approximation.",
-    r"The design applies the transformation \emph{{{emph}}} the nonlinear feature map and "
-    r"reuses {obj}.",
-    r"With a temperature ${greek}$ controlling the trade-off between {metric} and {metric}, "
-    r"{SYS} improves {metric} by {pint}\%.",
+    (r"The design applies the transformation \emph{{{emph}}} the nonlinear feature map and "
+    r"reuses {obj}."),
+    (r"With a temperature ${greek}$ controlling the trade-off between {metric} and {metric}, "
+    r"{SYS} improves {metric} by {pint}\%."),
     r"We prove an ${bigo1}$ bound on the regret of {obj} under mild assumptions.",
-    r"On {data}, {SYS} delivers a ${x}\times$ reduction in {metric} at ${res}\times{res}$ "
-    r"resolution.",
-    r"Crucially, {obj} is computed \emph{{once}} per step, so the overhead grows as "
-    r"${bigo1}$ rather than ${bigo2}$.",
-    r"Setting ${greek} = 0.{d}$ recovers {base} as a special case, while larger values favor "
-    r"{metric}.",
+    (r"On {data}, {SYS} delivers a ${x}\times$ reduction in {metric} at ${res}\times{res}$ "
+    r"resolution."),
+    (r"Crucially, {obj} is computed \emph{{once}} per step, so the overhead grows as "
+    r"${bigo1}$ rather than ${bigo2}$."),
+    (r"Setting ${greek} = 0.{d}$ recovers {base} as a special case, while larger values favor "
+    r"{metric}."),
 ]
 S_LATEX_PROPOSAL = r"We propose \textbf{{{SYS}}}, {a_adj} approach to {task} that {verb} {obj}."
 S_URL = ["Code is available at {url}.", "Our code and models are released at {url}.",

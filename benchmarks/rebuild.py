@@ -45,7 +45,7 @@ from site_gen.live.session import WatchSession, rebuild_line
 from site_gen.write.tree import Staging
 
 sys.path.insert(0, str(HERE))
-from run import GRAVEYARD, bury  # noqa: E402 (benchmarks/ is not a package)
+from run import GRAVEYARD, bury
 
 EDIT_MARK = "-edited"
 TITLE_MARK = "Edited: "

@@ -2,7 +2,7 @@
 
 The dataclasses are frozen; relations are by id and resolved through the Catalog's lookups.
 Two things here are not: ``Catalog.derived`` (answers worked out once per catalog, such as
-citation keys) and the read note (``watch_reads``, below), through which rendering learns
+citation keys) and the read note (``noting_reads``, below), through which rendering learns
 which pages read a paper list or an abstract.
 
 An author's or subject's list of papers (``members``) is not part of its equality: a page
@@ -15,7 +15,9 @@ and a rebuild after an abstract edit then leaves them as they are.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -23,16 +25,21 @@ TitleOrigin = Literal["dump", "curation", "derived"]
 Lookup = tuple[str, str]
 """One question asked of a catalog, e.g. ``("paper", id)``: what a rebuild compares."""
 
-_read: Callable[[str, str], None] | None = None
+_READS: ContextVar[Callable[[str, str], None] | None] = ContextVar("site_gen_reads", default=None)
 """Told ``("author-papers", id)`` or ``("subject-papers", code)`` when a paper list is read,
-and ``("paper-abstract", id)`` when an abstract is."""
+and ``("paper-abstract", id)`` when an abstract is. A context variable, not a global: only
+the code inside ``noting_reads`` (one page rendering) is told, in its own thread or task."""
 
 
-def watch_reads(note: Callable[[str, str], None] | None) -> None:
-    """Have ``note`` told of each read of a paper list or an abstract (None: stop), while a
-    page renders."""
-    global _read
-    _read = note
+@contextmanager
+def noting_reads(note: Callable[[str, str], None]) -> Iterator[None]:
+    """Have ``note`` told of each read of a paper list or an abstract within the block (a
+    page rendering): how a rebuild learns which pages show a list or an abstract."""
+    token = _READS.set(note)
+    try:
+        yield
+    finally:
+        _READS.reset(token)
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -121,8 +128,9 @@ class Paper:
     @property
     def abstract(self) -> str:
         """The abstract's source text (noted as read, while a page renders)."""
-        if _read is not None:
-            _read("paper-abstract", self.id)
+        note = _READS.get()
+        if note is not None:
+            note("paper-abstract", self.id)
         return self.abstract_text
 
     @property
@@ -168,8 +176,9 @@ class Author:
     @property
     def paper_ids(self) -> tuple[str, ...]:
         """The ids of their papers (noted as read, while a page renders)."""
-        if _read is not None:
-            _read("author-papers", self.id)
+        note = _READS.get()
+        if note is not None:
+            note("author-papers", self.id)
         return self.members
 
     @property
@@ -196,8 +205,9 @@ class Subject:
     @property
     def paper_ids(self) -> tuple[str, ...]:
         """The ids of its papers (noted as read, while a page renders)."""
-        if _read is not None:
-            _read("subject-papers", self.code)
+        note = _READS.get()
+        if note is not None:
+            note("subject-papers", self.code)
         return self.members
 
     def __hash__(self) -> int:

@@ -25,17 +25,17 @@ def record(path: str, line: int, owner: str, abstract_text: str, title: str | No
     return Record(SourceRef(path, line), owner, title, authors, et_al, year, subjects, abstract_text)
 
 
-def catalog_of(*records: Record, curation: Curation = Curation()):
+def catalog_of(*records: Record, curation: Curation | None = None):
     dumps = {}
     for r in records:
         dumps.setdefault(r.source.path, []).append(r)
     built = [Dump(path, "test", rs[0].owner, 1, None, tuple(rs)) for path, rs in dumps.items()]
-    return build_catalog(built, curation)
+    return build_catalog(built, curation or Curation())
 
 
-def seed_catalog(curation: Curation = Curation()):
+def seed_catalog(curation: Curation | None = None):
     dumps = [read_dump(p.name, p.read_bytes())[0] for p in sorted(SEEDS.iterdir())]
-    return build_catalog(dumps, curation)
+    return build_catalog(dumps, curation or Curation())
 
 
 @pytest.mark.parametrize("noise", [
@@ -105,7 +105,7 @@ def test_seed_catalog_counts() -> None:
         ("003_f93c594022924f84.txt", n, Severity.WARNING) for n in (11, 15, 27)]
     assert all("no year" in d.message for d in diagnostics)
     assert len(catalog.papers) == 28
-    by_path = lambda prefix: {p.id for p in catalog.papers  # noqa: E731
+    by_path = lambda prefix: {p.id for p in catalog.papers
                               if any(s.path.startswith(prefix) for s in p.sources)}
     assert len(by_path("000")) == 18 and len(by_path("001")) == 7
     assert len(by_path("003") - by_path("000")) == 3

@@ -98,7 +98,7 @@ def test_search_json_lists_28_papers_and_every_author(demo_site: Path) -> None:
 
 def test_every_seed_title_appears_on_exactly_one_paper_page(demo_site: Path) -> None:
     h1s = [parse(p).h1[0] for p in demo_site.glob("papers/*/index.html")]
-    normalise = lambda t: t.replace("--", "–")  # noqa: E731 - TeX dashes are typeset
+    normalise = lambda t: t.replace("--", "–")
     for title in seed_titles():
         assert sum(h == normalise(title) for h in h1s) == 1, title
 

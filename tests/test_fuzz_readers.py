@@ -81,7 +81,7 @@ def test_seed_with_junk_spliced_in(seed: bytes, at: int, junk: bytes) -> None:
 
 def test_huge_line_is_handled_quickly() -> None:
     text = listing_dump("Ann Lee", [(2024, "T" * 100000, "word " * 200000, ["cs.LG"])])
-    dump, diagnostics = read_dump(PATH, text.encode())
+    dump, _diagnostics = read_dump(PATH, text.encode())
     assert dump is not None and len(dump.records) == 1
 
 
@@ -110,7 +110,7 @@ def corpora(draw: st.DrawFn) -> tuple[dict[str, str], int]:
             files[f"{d}.txt"] = listing_dump(owner, [(papers[i][2], papers[i][0], papers[i][1], [papers[i][3]])
                                                       for i in chosen])
         else:
-            noisy = lambda t: t.upper() if draw(st.booleans()) else t.replace(" ", "  ")  # noqa: E731
+            noisy = lambda t: t.upper() if draw(st.booleans()) else t.replace(" ", "  ")
             files[f"{d}.txt"] = coauthor_dump(owner, [(f"{NAMES[(d + 1) % 7]}, {NAMES[(d + 2) % 7]} et al.",
                                                        noisy(papers[i][1])) for i in chosen])
     return files, len(used)

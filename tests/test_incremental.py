@@ -280,8 +280,11 @@ def test_watch_session_leaves_no_spare_behind(site: Builder) -> None:
 
 
 def test_a_page_that_iterated_a_collection_is_stale_on_any_change() -> None:
-    from site_gen.incremental.cache import is_stale
-    from site_gen.render.engine import frozen_lookups
+    from site_gen.render.engine import frozen_lookups, stale_marks
+
+    def is_stale(lookups: frozenset[tuple[str, str]], changes: frozenset[tuple[str, str]] | None
+                 ) -> bool:
+        return changes is None or not stale_marks(changes).isdisjoint(lookups)
 
     listed = frozen_lookups({("paper", "a"), ("*", "bibtex")})
     plain = frozen_lookups({("paper", "a"), ("author", "b")})
@@ -313,7 +316,7 @@ def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> 
     """An author whose paper list alone changed changes ("author-papers", id), not what pages
     that show the author read; a page that reads a list notes it (model.py)."""
     from site_gen.incremental.cache import intern_catalog
-    from site_gen.model import Author, Catalog, Subject, watch_reads
+    from site_gen.model import Author, Catalog, Subject, noting_reads
     from site_gen.render.engine import TrackedCatalog
 
     ann = Author("ann", "Ann", ("p1",))
@@ -324,12 +327,9 @@ def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> 
     assert changes == {("author-papers", "ann"), ("authors", "")}
     assert interned.authors[0].members == ("p1", "p2") and interned.subjects[0] is lab
     tracked = TrackedCatalog(interned)
-    watch_reads(tracked.note)
-    try:
+    with noting_reads(tracked.note):
         assert interned.author("ann").name == "Ann" and not tracked.lookups
         assert len(lab.paper_ids) == 1
-    finally:
-        watch_reads(None)
     assert tracked.lookups == {("subject-papers", "cs.LG")}
     assert lab.paper_ids == ("p1",) and tracked.lookups == {("subject-papers", "cs.LG")}  # off
 
@@ -379,7 +379,7 @@ def test_an_abstract_read_on_a_page_is_noted_and_its_edit_reported_apart() -> No
     from dataclasses import replace
 
     from site_gen.incremental.cache import intern_catalog
-    from site_gen.model import Catalog, Paper, watch_reads
+    from site_gen.model import Catalog, Paper, noting_reads
 
     old = Paper("p1", "Title", "dump", 2024, ("cs.LG",), "An abstract.", ("ann",), (), False,
                 True, ())
@@ -391,12 +391,9 @@ def test_an_abstract_read_on_a_page_is_noted_and_its_edit_reported_apart() -> No
                                 Catalog((old,), (), ()))
     assert changes == {("paper", "p1"), ("paper-abstract", "p1"), ("papers", "")}
     noted: list[tuple[str, str]] = []
-    watch_reads(lambda kind, key: noted.append((kind, key)))
-    try:
+    with noting_reads(lambda kind, key: noted.append((kind, key))):
         assert "An abstract" not in repr(old) and old.title == "Title" and not noted
         assert old.abstract == "An abstract." and noted == [("paper-abstract", "p1")]
-    finally:
-        watch_reads(None)
     assert old.abstract and len(noted) == 1
 
 

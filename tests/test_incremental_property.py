@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from site_gen.incremental.builder import Builder
-from site_gen.render import engine as render
+from site_gen.render.engine import FragmentMemo
 
 LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
 OWNERS = ["Ann Lee", "Bo Wu", "José Núñez", "王小明", "Li Na (李娜)", "Li Na", "Wei Wang 0001"]
@@ -73,13 +73,9 @@ def test_random_edit_sequences_rebuild_to_the_clean_bytes(ops: list[tuple]) -> N
 @SETTINGS
 @given(SEQUENCES)
 def test_lists_kept_whole_rebuild_to_the_clean_bytes(ops: list[tuple]) -> None:
-    """The same, with every list of papers kept whole between builds (render.LIST_MEMO; on
-    real sites only lists of over a hundred papers are)."""
-    kept, render.LIST_MEMO = render.LIST_MEMO, 0
-    try:
-        rebuild_and_compare(ops)
-    finally:
-        render.LIST_MEMO = kept
+    """The same, with every list of papers kept whole between builds (``FragmentMemo``'s
+    ``whole_lists_over``; on real sites only lists of over a hundred papers are)."""
+    rebuild_and_compare(ops, whole_lists_over=0)
 
 
 @SETTINGS
@@ -90,12 +86,14 @@ def test_lists_split_into_pages_rebuild_to_the_clean_bytes(ops: list[tuple]) -> 
     rebuild_and_compare(ops, "page_size: 2\n")
 
 
-def rebuild_and_compare(ops: list[tuple], settings: str = "") -> None:
+def rebuild_and_compare(ops: list[tuple], settings: str = "", whole_lists_over: int = 100
+                        ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         project = write_files(Path(tmp) / "p", {
             "content/site.yaml": "title: Property\nsite_url: https://example.org/x/\n" + settings,
             "content/dumps/0.txt": listing_dump("Ann Lee", POOL[:2])})
         builder = Builder(project, keep_spare=True)
+        builder.fragments = FragmentMemo(whole_lists_over)
         assert builder.build().ok
         for op in ops:
             apply(project / "content/dumps", op)

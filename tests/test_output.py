@@ -74,7 +74,7 @@ def test_the_same_bytes_object_again_is_not_digested_again(tmp_path: Path, monke
     assert digested == [b"home 9"]
     assert result.changed == ("index.html",)
     assert read_tree(out) == tree_of({**V1, "index.html": b"home 9"})
-    result = tree.write({**files, "index.html": bytes(b"home 1")})  # equal bytes, a new object
+    result = tree.write({**files, "index.html": b"home 1"})  # equal bytes, a new object
     assert digested == [b"home 9", b"home 1"] and result.changed == ("index.html",)
     assert read_tree(out) == tree_of(V1)
 

@@ -75,7 +75,7 @@ def test_whitespace_and_line_ending_variants_parse_the_same(variant) -> None:
     expected, _ = read(SAMPLE)
     dump, diagnostics = read(variant(SAMPLE))
     assert diagnostics == []
-    strip = lambda d: [(r.title, r.year, r.subjects, r.abstract) for r in d.records]  # noqa: E731
+    strip = lambda d: [(r.title, r.year, r.subjects, r.abstract) for r in d.records]
     assert strip(dump) == strip(expected)
 
 
@@ -181,7 +181,7 @@ def test_control_characters_are_removed_with_a_warning() -> None:
                  "author list has no abstract", id="dangling-author-list"),
 ])
 def test_broken_input_gives_an_error_at_its_line(data: bytes, line: int, fragment: str) -> None:
-    dump, diagnostics = read(data, "content/dumps/bad.txt")
+    _dump, diagnostics = read(data, "content/dumps/bad.txt")
     found = errors(diagnostics)
     assert found, diagnostics
     assert (found[0].path, found[0].line) == ("content/dumps/bad.txt", line)

@@ -98,9 +98,9 @@ def test_dumps_in_subfolders_are_read_and_only_txt_files(tmp_path: Path, capsys)
     err = capsys.readouterr().err
     assert err.splitlines() == [("content/dumps/export.csv: warning: not read: dumps are .txt "
                                  "files (rename it to export.txt if it is one) [not-a-dump]"),
-                                "content/urls.lock: created; commit it, so that every URL the "
+                                ("content/urls.lock: created; commit it, so that every URL the "
                                 "site published keeps answering (a renamed page leaves a "
-                                "redirect behind)"]
+                                "redirect behind)")]
     papers = json.loads((project / "_site/papers.json").read_text())["papers"]
     assert papers and all(s["path"] == "content/dumps/2024/ada.txt"
                           for p in papers for s in p["sources"]), papers[0]

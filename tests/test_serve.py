@@ -171,8 +171,9 @@ def test_edit_break_fix_cycle(preview: Preview) -> None:
     # 3. fix it: the overlay goes and the site follows the fixed dump
     save(dumps / "a.txt", dump_with("First Paper About Rollouts", "Third Paper On Fixing"))
     assert wait_for(lambda: preview.get("/pubs/papers/third-paper-on-fixing/")[0] == 200, seconds=20)
-    home = preview.get("/pubs/")[2]
-    assert b"site-gen-overlay" not in home and b"Third Paper On Fixing" in home
+    # the site is swapped in a moment before the session clears the problems: wait for both
+    assert wait_for(lambda: b"site-gen-overlay" not in preview.get("/pubs/")[2], seconds=20)
+    assert b"Third Paper On Fixing" in preview.get("/pubs/")[2]
     assert preview.get(new)[0] == 404
 
 

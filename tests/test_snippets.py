@@ -8,6 +8,7 @@ and the lookups each made (incremental builds depend on those).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import markupsafe
@@ -217,7 +218,7 @@ def test_tidy_in_segments_matches_the_whole_page_rule(html: str, segment: int, b
 
     bounds = sorted({0, len(html), *(c for c in cuts if c < len(html))})
     chunks = [markupsafe.Markup(html[a:b]) if i % 2 else html[a:b]
-              for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+              for i, (a, b) in enumerate(itertools.pairwise(bounds))]
     old = render._SEGMENT, render._BATCH
     render._SEGMENT, render._BATCH = segment, batch
     try:

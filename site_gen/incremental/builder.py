@@ -465,7 +465,7 @@ class Builder:
         """
         self.fragments.rotate()
         if fresh or changes is None:
-            self.fragments = FragmentMemo()
+            self.fragments = FragmentMemo(self.fragments.whole_lists_over)
             return routes
         self.fragments.drop_stale(changes)
         return self.memory.stale(routes, changes, self.tree.digests())
@@ -502,10 +502,6 @@ class _Abandoned(Exception):
     """Ends a staging that an ``_Ahead`` opened and no build took (the output stays as it was)."""
 
 
-_AHEAD: tuple[Staging, Callable[[], Iterator[SiteFile | Carried]]] | None = None
-"""Set just before ``_Ahead`` forks its process, which inherits it (fork start method only)."""
-
-
 class _Ahead:
     """The files beside the pages that need only the catalog (search index, feeds, citations,
     exports), made and staged by a forked process while this one plans routes and renders.
@@ -535,7 +531,6 @@ class _Ahead:
               make: Callable[[], Iterator[SiteFile | Carried]]) -> None:
         """Open the staging and fork the process that runs ``make`` into it. If the output
         cannot be staged, nothing starts: the build then meets (and reports) the problem."""
-        global _AHEAD
         opened = contextlib.ExitStack()
         try:
             staging = opened.enter_context(self.tree.staging())
@@ -545,13 +540,12 @@ class _Ahead:
         self.entries, self.make = entries, make
         forked = multiprocessing.get_context("fork")
         self._answer, answer = forked.Pipe(duplex=False)
-        _AHEAD = (staging, make)
-        try:
-            self._process = forked.Process(target=_stage_ahead,
-                                           args=(answer, self._answer, os.getpid()), daemon=True)
+        try:  # forked: the staging and ``make`` reach the process as they are, not pickled
+            self._process = forked.Process(
+                target=_stage_ahead, args=(answer, self._answer, os.getpid(), staging, make),
+                daemon=True)
             self._process.start()
         finally:
-            _AHEAD = None
             answer.close()
 
     @contextlib.contextmanager
@@ -588,7 +582,8 @@ class _Ahead:
                 raise _Abandoned  # leaving the staging by an error abandons it
 
 
-def _stage_ahead(answer: Connection, reader: Connection, parent: int) -> None:
+def _stage_ahead(answer: Connection, reader: Connection, parent: int, staging: Staging,
+                 make: Callable[[], Iterator[SiteFile | Carried]]) -> None:
     """In ``_Ahead``'s process: make and stage the files, and send back what was staged (None
     after any error: the Builder then makes them itself, and so reports the error).
 
@@ -596,8 +591,6 @@ def _stage_ahead(answer: Connection, reader: Connection, parent: int) -> None:
     would block for good once the build is killed, as nobody else reads it."""
     reader.close()
     die_with_parent(parent)
-    assert _AHEAD is not None
-    staging, make = _AHEAD
     gc.freeze()  # forked while planning (_collector_paused): what the plan made stays out of
     gc.enable()  # every collection, as it does in this process while files are made
     receipts: list[Receipt] | None

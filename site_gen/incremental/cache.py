@@ -222,11 +222,6 @@ def _equal_but_abstract(a: Paper, b: Paper) -> bool:
     return replace(a, abstract_text=b.abstract_text) == b
 
 
-def is_stale(lookups: frozenset[Lookup], changes: frozenset[Lookup] | None) -> bool:
-    """Did any answer a page was given change? ``("*", ...)`` depends on every change."""
-    return changes is None or not stale_marks(changes).isdisjoint(lookups)
-
-
 @dataclass(frozen=True, slots=True)
 class PageMemo:
     """How a page of the site on disk was made."""
@@ -270,7 +265,7 @@ class RenderMemory:
               live: Mapping[str, bytes | None]) -> tuple[Route, ...]:
         """The routes whose pages are to be rendered again: all but those whose rendering
         would give the bytes the output already has (the page the route was last rendered
-        from, as ``is_stale`` tells it, with the route unchanged or changed only where the
+        from, as ``stale_marks`` tells it, with the route unchanged or changed only where the
         page did not read). One loop, no call per route: a rebuild asks this of every page."""
         pages, marks = self.pages, stale_marks(changes)
         stale = []

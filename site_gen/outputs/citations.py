@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from site_gen.model import Catalog, Paper, newest_first
-from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step, made_files
+from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step
 from site_gen.plan.urls import author_bibtex_url, citation_url
 from site_gen.render.citation import (
     Names,
@@ -179,19 +179,12 @@ def _entries_after(catalog: Catalog, site_url: str, delta: CatalogDelta, memo: C
     return keys, {p.id: fresh.get(p.id) or old[p.id] for p in catalog.papers}
 
 
-def citation_outputs(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
-                     memo: CitationMemo | None = None, paper_files: bool = False
-                     ) -> dict[str, bytes]:
-    """Every citation file of the site, by output path: each author's ``papers.bib``, and
-    with ``paper_files`` (``citation_files`` in site.yaml) each paper's three files."""
-    return dict(made_files(citation_files(catalog, site_url, entries, memo,
-                                          paper_files=paper_files)))
-
-
 def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
                    memo: CitationMemo | None = None, delta: CatalogDelta | None = None,
                    paper_files: bool = False) -> Iterator[tuple[str, bytes] | Carried]:
-    """``citation_outputs`` one file at a time, each made when it is asked for.
+    """Every citation file of the site (each author's ``papers.bib``; with ``paper_files``,
+    ``citation_files`` in site.yaml, each paper's three files), one at a time, each made when
+    it is asked for.
 
     Given the ``delta`` from the catalog the memo last made every file for (a rebuild with the
     same site URL), the files of papers whose BibTeX entry is the one they were made with, and

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 
 from site_gen import __version__
 from site_gen.model import Catalog, Paper, newest_first
-from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step, made_files
+from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step
 from site_gen.plan.urls import (
     SITE_FEED,
     absolute_url,
@@ -77,16 +77,10 @@ class FeedMemo:
         """The catalog every feed was last made (or carried) for."""
 
 
-def feed_outputs(catalog: Catalog, config: Config, build_time: datetime | None = None,
-                 memo: FeedMemo | None = None) -> dict[str, bytes]:
-    """Every Atom feed of the site, by output path."""
-    return dict(made_files(feed_files(catalog, config, build_time, memo)))
-
-
 def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = None,
                memo: FeedMemo | None = None, delta: CatalogDelta | None = None
                ) -> Iterator[tuple[str, bytes] | Carried]:
-    """``feed_outputs`` one feed at a time, each made when it is asked for.
+    """Every Atom feed of the site, one at a time, each made when it is asked for.
 
     Papers are put in newest-first order once, as ranks, so that each feed sorts its papers
     by a dictionary lookup; each entry's text is looked up once a build, however many feeds

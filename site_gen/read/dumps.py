@@ -7,8 +7,6 @@ of a file is chosen by its content, never its name. Add a format by adding a mod
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from pathlib import Path
 from types import ModuleType
 
 from site_gen.model import Dump
@@ -36,20 +34,3 @@ def read_dump(path: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]:
                "'Publications and source records attributed to ...') or a co-author dump "
                "(a name, then author lists and abstracts)")
     return None, diagnostics + [error(path, lines[0].number, message)]
-
-
-def read_dumps(files: Iterable[tuple[str, Path]]) -> tuple[tuple[Dump, ...], tuple[Diagnostic, ...]]:
-    """Read every (display path, file path) pair, in the given order."""
-    dumps: list[Dump] = []
-    diagnostics: list[Diagnostic] = []
-    for shown, path in files:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            diagnostics.append(error(shown, 0, f"cannot read: {exc.strerror}"))
-            continue
-        dump, found = read_dump(shown, data)
-        diagnostics += found
-        if dump is not None:
-            dumps.append(dump)
-    return tuple(dumps), tuple(diagnostics)

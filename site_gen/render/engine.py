@@ -19,19 +19,22 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import multiprocessing
-import multiprocessing.pool
+import multiprocessing.connection
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, islice
+from multiprocessing.connection import Connection
+from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 import jinja2
 from markupsafe import Markup
 
 from site_gen import SOURCE_URL, __version__
-from site_gen.model import Author, Catalog, Paper, Subject, watch_reads
+from site_gen.model import Author, Catalog, Paper, Subject, noting_reads
 from site_gen.plan.routes import Route
 from site_gen.plan.urls import (
     SITE_FEED,
@@ -63,13 +66,13 @@ class Theme:
     static_dirs: tuple[Path, ...]
 
 
-def make_environment(theme: Theme, theme_templates: Path) -> jinja2.Environment:
+def make_environment(theme: Theme, theme_templates: Path) -> TrackingEnvironment:
     """A Jinja2 environment with our filters; one per build, templates compiled once."""
     loader = jinja2.ChoiceLoader([
         jinja2.PrefixLoader({"!theme": jinja2.FileSystemLoader(theme_templates)}, delimiter="/"),
         jinja2.FileSystemLoader([str(d) for d in theme.template_dirs]),
     ])
-    env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
+    env = TrackingEnvironment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                              auto_reload=False)
     env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
@@ -196,47 +199,35 @@ class PageRendering:
         self.job = _Job(env, routes, site, writer, remember)
         self.workers = workers if workers is not None else _default_workers(len(routes))
         self.progress: Progress = progress if progress is not None else NoProgress()
-        self._pool: multiprocessing.pool.Pool | None = None
-        self._pending: list[multiprocessing.pool.AsyncResult[_ChunkResult]] = []
+        self._workers: _Workers | None = None
         self._local: tuple[int, ...] = ()
         """Routes this process renders while workers render the rest (see ``_lists_apart``)."""
 
-    def __enter__(self) -> PageRendering:
-        global _JOB
+    def __enter__(self) -> Self:
         if self.workers > 1 and self.job.routes:
-            _JOB = self.job  # forked workers inherit it
             _compile_templates(self.job.env)
             self.progress.start(len(self.job.routes), "rendering")
-            self._pool = multiprocessing.get_context("fork").Pool(
-                self.workers, initializer=die_with_parent, initargs=(os.getpid(),))
             batches = _parallel_batches(self.job.routes, self.workers)
             if self.job.remember:
                 batches, self._local = _lists_apart(self.job.routes, batches)
-            self._pending = [self._pool.apply_async(_render_chunk, (indices,), callback=self._done)
-                             for indices in batches]
+            self._workers = _Workers(self.job, batches, self.workers, self.progress.advance)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        global _JOB
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
-        _JOB = None
-
-    def _done(self, result: _ChunkResult) -> None:
-        self.progress.advance(len(result[0]))
+        if self._workers is not None:
+            self._workers.close()
+            self._workers = None
 
     def result(self) -> dict[str, Rendered]:
         """Every page rendered and handed to the writer; the writer has recorded them all."""
-        if self._pool is None:
+        if self._workers is None:
             self.progress.start(len(self.job.routes), "rendering")
             batches: Iterable[Batch] = _render_serial(self.job, self.progress)
         else:
             here = _render_batch(self.job, self._local)
             self.progress.advance(len(here))
             batches = chain([here], (batch if batch is not None else _render_batch(self.job, indices)
-                                     for indices, batch in (pending.get() for pending in self._pending)))
+                                     for indices, batch in self._workers.answers()))
         pages: dict[str, Rendered] = {}
         for batch in batches:
             for receipt, lookups in batch:
@@ -260,23 +251,38 @@ def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog
     env.filters["asset"] = asset
     env.globals.update(globals_, **wrapped, site=site, catalog=tracked,
                        generator=f"site-gen {__version__}", source_url=SOURCE_URL)
-    _track_templates(env, tracked)
+    if isinstance(env, TrackingEnvironment):
+        env.tracked = tracked
     env.globals.update(fragment=_fragment_renderer(env, tracked, memo, remember),
                        fragments=_fragment_list_renderer(env, tracked, memo, remember))
 
 
-def _track_templates(env: jinja2.Environment, tracked: TrackedCatalog) -> None:
-    """Note ``("template", name)`` for every template a page loads (extends, imports, ...).
+class TrackingEnvironment(jinja2.Environment):
+    """A Jinja2 environment that notes ``("template", name)`` among the lookups of the page
+    being rendered for every template it loads, cached or not: ``extends``, ``import`` and
+    ``include`` all load through ``get_template`` or ``select_template`` (public API)."""
 
-    Every load, cached or not, goes through ``Environment._load_template`` (Jinja 3).
-    """
-    load = type(env)._load_template
+    tracked: TrackedCatalog | None = None
 
-    def load_template(name: str, globals: Any) -> jinja2.Template:
-        tracked.lookups.add(("template", name))  # even if missing: it may appear later
-        return load(env, name, globals)
+    def get_template(self, name: str | jinja2.Template, parent: str | None = None,
+                     globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        if isinstance(name, str):
+            name = self.join_path(name, parent) if parent is not None else name
+            self._note(name)
+        return super().get_template(name, None, globals)
 
-    env._load_template = load_template  # type: ignore[method-assign]
+    def select_template(self, names: Iterable[str | jinja2.Template], parent: str | None = None,
+                        globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        names = [self.join_path(n, parent) if parent is not None and isinstance(n, str) else n
+                 for n in names]
+        for name in names:
+            if isinstance(name, str):
+                self._note(name)  # each one tried, even if missing: it may appear later
+        return super().select_template(names, None, globals)
+
+    def _note(self, name: str) -> None:
+        if self.tracked is not None:
+            self.tracked.lookups.add(("template", name))
 
 
 def template_texts(env: jinja2.Environment) -> dict[str, str]:
@@ -354,20 +360,18 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
     """Render a page and hand it to the writer; the bytes are not kept."""
     tracked: TrackedCatalog = job.env.globals["catalog"]  # type: ignore[assignment]
     tracked.lookups = set()
-    watch_reads(tracked.note)  # paper lists and abstracts read on the page, even from its context
     try:
         template = job.env.get_template(route.template)
         values = {"page_url": route.url, "absolute_links": route.url == "404.html",
                   "canonical": absolute_url(route.url, job.site.site_url)}
-        if _listed_papers(route.context) > LONG_LIST:  # megabytes: tidied as they are made
-            html: Iterable[str] = template.generate(route.context, **values)
-        else:  # joined at once, which costs less than taking a stream
-            html = (template.render(route.context, **values),)
-        data = _tidy(html)
+        with noting_reads(tracked.note):  # paper lists and abstracts read, even from the context
+            if _listed_papers(route.context) > LONG_LIST:  # megabytes: tidied as they are made
+                html: Iterable[str] = template.generate(route.context, **values)
+            else:  # joined at once, which costs less than taking a stream
+                html = (template.render(route.context, **values),)
+            data = _tidy(html)
     except Exception as exc:  # noqa: BLE001 - any failure in a template is the template's
         raise TemplateFault.of(exc, route.template, route.url or "the home page") from None
-    finally:
-        watch_reads(None)
     receipt = job.writer.write(route.output, data)
     return receipt, frozen_lookups(tracked.lookups) if job.remember else _NOTHING
 
@@ -378,7 +382,7 @@ WILDCARD = ("*", "")
 
 def frozen_lookups(lookups: set[tuple[str, str]]) -> frozenset[tuple[str, str]]:
     """What a page or fragment read, marked with ``WILDCARD`` where it holds a ``("*", ...)``,
-    so that a rebuild finds out in one set lookup (cache.is_stale) rather than a scan."""
+    so that a rebuild finds out in one set lookup (``incremental.cache.RenderMemory.stale``) rather than a scan."""
     frozen = frozenset(lookups)
     if WILDCARD not in frozen and any(kind == "*" for kind, _ in frozen):
         return frozen | {WILDCARD}
@@ -388,7 +392,7 @@ def frozen_lookups(lookups: set[tuple[str, str]]) -> frozenset[tuple[str, str]]:
 def stale_marks(changes: frozenset[tuple[str, str]]) -> frozenset[tuple[str, str]]:
     """The lookups any one of which makes a page or fragment stale after ``changes``: the
     changes, and ``WILDCARD`` (which depends on every change) unless there are none. A
-    page's lookups are then checked with one ``isdisjoint`` (cache.is_stale)."""
+    page's lookups are then checked with one ``isdisjoint`` (``incremental.cache.RenderMemory.stale``)."""
     return changes | {WILDCARD} if changes else changes
 
 
@@ -470,21 +474,89 @@ def _listed_papers(context: Mapping[str, object]) -> int:
                and isinstance(group[1], tuple))
 
 
-# Set in the parent just before forking; workers inherit it (fork start method only).
-_JOB: _Job | None = None
+class _Workers:
+    """Forked processes that render batches of routes while this process renders its own.
+
+    The job and the batches reach each process as they are when it forks (the fork start
+    method pickles nothing it is given); a shared counter hands out batch numbers, heaviest
+    first. Each process sends back each batch's receipts by its own pipe, which a thread here
+    empties as they come (and so advances the progress bar). A batch that does not come back,
+    because its process died or its rendering failed, is rendered by the parent again, which
+    then reports the error with its traceback.
+    """
+
+    def __init__(self, job: _Job, batches: list[tuple[int, ...]], count: int,
+                 advance: Callable[[int], None]) -> None:
+        forked = multiprocessing.get_context("fork")
+        self.batches = batches
+        pipes = [forked.Pipe(duplex=False) for _ in range(count)]
+        writers = [writer for _, writer in pipes]
+        counter = forked.Value("i", 0)
+        self._processes = [forked.Process(target=_work, daemon=True,
+                                          args=(job, batches, counter, writers, n, os.getpid()))
+                           for n in range(count)]
+        for process in self._processes:
+            process.start()
+        for writer in writers:
+            writer.close()
+        self._readers = [reader for reader, _ in pipes]
+        self._stop, self._stopping = forked.Pipe(duplex=False)
+        self._answers: dict[int, Batch | None] = {}
+        self._taker = threading.Thread(target=self._take, args=(advance,), daemon=True)
+        self._taker.start()
+
+    def _take(self, advance: Callable[[int], None]) -> None:
+        live: list[Connection] = list(self._readers)
+        while live and len(self._answers) < len(self.batches):
+            for ready in multiprocessing.connection.wait([*live, self._stop]):
+                if ready is self._stop:
+                    return
+                assert isinstance(ready, Connection)
+                try:
+                    number, batch = ready.recv()
+                except EOFError:  # that process is gone
+                    live.remove(ready)
+                    continue
+                self._answers[number] = batch
+                advance(len(self.batches[number]))
+
+    def answers(self) -> Iterator[tuple[tuple[int, ...], Batch | None]]:
+        """Each batch's indices and receipts, in order, once every process is done; None for a
+        batch that did not come back."""
+        self._taker.join()
+        return ((indices, self._answers.get(number)) for number, indices in enumerate(self.batches))
+
+    def close(self) -> None:
+        """Stop the processes (done or not) and the thread."""
+        for process in self._processes:
+            process.terminate()
+        for process in self._processes:
+            process.join()
+        self._stopping.send(None)
+        self._taker.join()
+        for connection in (*self._readers, self._stop, self._stopping):
+            connection.close()
 
 
-_ChunkResult = tuple[tuple[int, ...], Batch | None]
-
-
-def _render_chunk(indices: tuple[int, ...]) -> _ChunkResult:
-    """Worker side: render and write these routes; None tells the parent to redo them (and
-    so raise the error with its traceback)."""
-    assert _JOB is not None
-    try:
-        return indices, _render_batch(_JOB, indices)
-    except Exception:
-        return indices, None
+def _work(job: _Job, batches: list[tuple[int, ...]], counter: Synchronized[int],
+          writers: list[Connection], mine: int, parent: int) -> None:
+    """A worker: render batches until none is left, sending back each one's receipts."""
+    die_with_parent(parent)
+    for n, writer in enumerate(writers):
+        if n != mine:
+            writer.close()  # so that this one's end closes when its process ends
+    answer = writers[mine]
+    while True:
+        with counter.get_lock():
+            number = counter.value
+            counter.value += 1
+        if number >= len(batches):
+            return
+        try:
+            batch: Batch | None = _render_batch(job, batches[number])
+        except Exception:  # noqa: BLE001 - the parent renders it again and reports the error
+            batch = None
+        answer.send((number, batch))
 
 
 class FragmentMemo:
@@ -494,7 +566,9 @@ class FragmentMemo:
     entries the previous build did not use (``rotate``), so the memo stays the size of a site.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, whole_lists_over: int = 100) -> None:
+        self.whole_lists_over = whole_lists_over
+        """A list of more items than this is itself kept whole, besides its items."""
         self.current: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
         self.previous: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
 
@@ -514,7 +588,7 @@ class FragmentMemo:
             self.previous, self.current = self.current, {}
 
     def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
-        """Forget the fragments that read an answer among ``changes`` (cache.is_stale)."""
+        """Forget the fragments that read an answer among ``changes`` (``incremental.cache.RenderMemory.stale``)."""
         marks = stale_marks(changes)
         if not marks:
             return
@@ -540,10 +614,6 @@ def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
     return fragment
 
 
-LIST_MEMO = 100
-"""A list of more items than this is itself kept in a rebuilding Builder's fragment memo."""
-
-
 def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
                             memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
     """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined.
@@ -561,7 +631,7 @@ def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
                   **values: object) -> Markup:
         depth = _fragment_depth(context)
         shared = tuple(sorted(values.items()))
-        if not (remember and isinstance(items, tuple) and len(items) > LIST_MEMO):
+        if not (remember and isinstance(items, tuple) and len(items) > memo.whole_lists_over):
             return Markup(_joined(render, depth, name, var, items, shared))
         key = ("*list", name, depth, var, shared, items)
         hit = memo.get(key)
@@ -686,7 +756,7 @@ class TrackedCatalog:
             outer |= inner
 
     def note(self, kind: str, key: str) -> None:
-        """Note a lookup made outside this object (model.watch_reads)."""
+        """Note a lookup made outside this object (``model.noting_reads``)."""
         self.lookups.add((kind, key))
 
     def paper(self, paper_id: str) -> Paper:

@@ -131,11 +131,6 @@ def recover(output: Path) -> None:
             _delete_in_background(leftover)
 
 
-def write_outputs(output: Path, files: Mapping[str, bytes]) -> WriteResult:
-    """Replace ``output`` with exactly ``files`` (plus the marker), atomically; keep no spare."""
-    return OutputTree(output, keep_spare=False).write(files)
-
-
 class OutputTree:
     """One output folder and its spare, with what this process knows each of them holds."""
 
