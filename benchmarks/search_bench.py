@@ -347,6 +347,8 @@ def measure_cold(browser: object, base: str, root: Path, engine: Engine, queries
         for url, request in before:
             size = request.sizes()["responseBodySize"]  # type: ignore[attr-defined]
             total += size
+            if request.method == "HEAD":  # headers only: no body, whatever the file weighs
+                continue
             path = root / unquote(urlsplit(url).path).lstrip("/")
             if path.is_dir():
                 path = path / "index.html"

@@ -345,27 +345,6 @@
     for (var i = shardIndex(from); i <= shardIndex(word) && i < meta.shards.length; i++) wanted[i] = true;
     return Object.keys(wanted).map(Number);
   }
-  // [{term, quality, encoded}] of the shards' terms that the word is, or starts, or ends.
-  function termsIn(shards, word, root, seen) {
-    var found = [];
-    shards.forEach(function (shard) {
-      for (var term in shard) {
-        if (seen[term]) continue;
-        var quality = term === word || term === root ? EXACT :
-          term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
-          completes(word, term) ? ENDING : 0;
-        if (quality) {
-          seen[term] = true;
-          found.push({term: term, quality: quality, encoded: shard[term]});
-        }
-      }
-    });
-    return found;
-  }
-  // The terms of a vocabulary (space-separated) within one typo of the word, not yet seen.
-  function typosIn(vocabulary, word, root, seen) {
-    return vocabulary.split(" ").filter(function (t) { return !seen[t] && typoOf(word, root, t); });
-  }
   // Resolves to [{term, quality, lists}] for one query word: the terms it is (its stem, or
   // itself in names), the terms it starts, and (withTypos) those within one typo.
   function matchWord(word, withTypos) {
@@ -373,8 +352,22 @@
     var wantTypos = withTypos && word.length >= 5 && meta.letters.indexOf(letterKey(word)) >= 0;
     var vocab = wantTypos ? load("v/" + letterKey(word) + ".json") : Promise.resolve("");
     return Promise.all([loadShards(wordShards(word, root)), vocab]).then(function (loaded) {
-      var seen = {}, found = termsIn(loaded[0], word, root, seen);
-      var typos = loaded[1] ? typosIn(loaded[1], word, root, seen) : [];
+      var found = [], seen = {};
+      loaded[0].forEach(function (shard) {
+        for (var term in shard) {
+          if (seen[term]) continue;
+          var quality = term === word || term === root ? EXACT :
+            term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
+            completes(word, term) ? ENDING : 0;
+          if (quality) {
+            seen[term] = true;
+            found.push({term: term, quality: quality, encoded: shard[term]});
+          }
+        }
+      });
+      var typos = loaded[1] ? loaded[1].split(" ").filter(function (t) {
+        return !seen[t] && typoOf(word, root, t);
+      }) : [];
       if (!typos.length) return found;
       var needed = {};
       typos.forEach(function (t) { needed[shardIndex(t)] = true; });
@@ -438,8 +431,7 @@
   }
   // The ids with the best n first, in order, and the others after them unordered
   // (ids.ordered: how many are in order; inOrder sorts the others once they are shown): a
-  // first page out of thousands of matches costs one pass, where sorting them all took
-  // longer than the rest of the ranking.
+  // first page out of thousands of matches costs one pass instead of a sort of them all.
   function firstInOrder(ids, n, order) {
     var best = [], rest = [];
     for (var i = 0; i < ids.length; i++) {
@@ -526,7 +518,9 @@
       return w.length >= 5 && meta.letters.indexOf(letterKey(w)) >= 0;
     });
     typos.forEach(function (w) {
-      var fetching = wordShards(w, stem(w)).some(function (i) { return !files[fileUrl("t/" + i + ".json")]; });
+      var fetching = wordShards(w, stem(w)).some(function (i) {
+        return !files[fileUrl("t/" + i + ".json")];
+      });
       if (fetching && meta.vocabularies[meta.letters.indexOf(letterKey(w))] <= SPECULATE) {
         load("v/" + letterKey(w) + ".json");
       }
@@ -589,7 +583,8 @@
     announceTimer = window.setTimeout(function () { statusEl.textContent = text; }, 400);
   }
   function appendResults() {
-    var next = (current.shown ? inOrder(current.ids) : current.ids).slice(current.shown, current.shown + PAGE);
+    var ids = current.shown ? inOrder(current.ids) : current.ids;
+    var next = ids.slice(current.shown, current.shown + PAGE);
     next.forEach(function (id) { list.appendChild(resultItem(id, fragments[id], current.marks)); });
     current.shown += next.length;
     moreButton.hidden = current.shown >= current.ids.length;
