@@ -27,7 +27,8 @@ def theme_macros_with(**bodies: str) -> str:
     text = (theme / "templates/partials/macros.html").read_text(encoding="utf-8")
     for name, body in bodies.items():
         text, found = re.subn(r"(\{% macro " + name + r"\(.*?\) -%\}\n).*?(\n\{%- endmacro %\})",
-                              lambda m: m.group(1) + body + m.group(2), text, count=1, flags=re.S)
+                              lambda m, body=body: m.group(1) + body + m.group(2), text, count=1,
+                              flags=re.DOTALL)
         assert found, name
     return text
 

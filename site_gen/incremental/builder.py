@@ -221,8 +221,8 @@ class Builder:
         stopwatch.lap("cache write")
         if problem is None:
             return result
-        return replace(result, notes=(*result.notes, f"build cache not saved ({problem}); the "
-                                                     "next build starts afresh"))
+        note = f"build cache not saved ({problem}); the next build starts afresh"
+        return replace(result, notes=(*result.notes, note))
 
     def _build(self, strict: bool | str, changed: Collection[str], stopwatch: Stopwatch) -> BuildResult:
         refused = check_output_folder(self.output, self.project, self.project / CONTENT_DIR)
