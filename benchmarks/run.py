@@ -112,14 +112,14 @@ def pss_kb(pid: int) -> int:
 def timed(command: list[str], cwd: Path | None = None, timeout: float = 3600) -> Run:
     """Run a command to completion; wall time and the peak PSS of its process tree."""
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    errors = tempfile.TemporaryFile()  # not a pipe: nobody reads it until the command ends
+    errors = tempfile.TemporaryFile()  # noqa: SIM115 - read after the command ends, closed below
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                                stderr=errors)
     memory = TreeMemory(process.pid)
     deadline = started + timeout
     while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        pid, status, _ = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
         if time.perf_counter() > deadline:
@@ -143,7 +143,7 @@ def ensure_hugo() -> str | None:
     if found or os.geteuid() != 0:
         return found
     for step in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "hugo"]):
-        if subprocess.run(step, capture_output=True).returncode != 0:
+        if subprocess.run(step, check=False, capture_output=True).returncode != 0:
             return None
     return shutil.which("hugo")
 
@@ -159,7 +159,7 @@ def corpus(work: Path, n: int, seed: int, hugo: bool) -> Path:
 
 
 def first_dump(root: Path) -> Path:
-    return sorted((root / "content" / "dumps").glob("0*.txt"))[0]
+    return min((root / "content" / "dumps").glob("0*.txt"))
 
 
 def append_record(root: Path, number: int) -> Path:
@@ -286,8 +286,8 @@ def bench_size(n: int, args: argparse.Namespace, hugo: str | None) -> dict[str, 
 
 def report(result: dict[str, object]) -> str:
     ours = result["site-gen"]
-    lines = [f"N={result['papers']:,} papers, {result['html_pages']:,} HTML pages, "
-             f"medians of {result['runs']}"]
+    lines = [(f"N={result['papers']:,} papers, {result['html_pages']:,} HTML pages, "
+              f"medians of {result['runs']}")]
     floor = result["copy_floor"]["seconds"]
     full = ours["full"]["seconds"]
     lines.append(f"  site-gen full build   {full:7.2f} s  {ours['full']['peak_pss_mb']:7.0f} MB  "
