@@ -33,6 +33,13 @@ an abstract is. A context variable, not a global: only the code inside ``noting_
 page rendering) is told, in its own thread or task."""
 
 
+def _noted(kind: str, key: str) -> None:
+    """Tell the note of ``noting_reads``, if any, of a read."""
+    note = _READS.get()
+    if note is not None:
+        note(kind, key)
+
+
 @contextmanager
 def noting_reads(note: Callable[[str, str], None]) -> Iterator[None]:
     """Have ``note`` told of each read of a paper list or an abstract within the block (a
@@ -130,9 +137,7 @@ class Paper:
     @property
     def abstract(self) -> str:
         """The abstract's source text (noted as read, while a page renders)."""
-        note = _READS.get()
-        if note is not None:
-            note("paper-abstract", self.id)
+        _noted("paper-abstract", self.id)
         return self.abstract_text
 
     @property
@@ -182,26 +187,19 @@ class Author:
     @property
     def paper_ids(self) -> tuple[str, ...]:
         """The ids of their papers (noted as read, while a page renders)."""
-        note = _READS.get()
-        if note is not None:
-            note("author-papers", self.id)
+        _noted("author-papers", self.id)
         return self.members
 
     @property
     def profiles(self) -> tuple[Profile, ...]:
         """Their dumps (noted as read, while a page renders)."""
-        note = _READS.get()
-        if note is not None:
-            note("author-profiles", self.id)
+        _noted("author-profiles", self.id)
         return self.own_profiles
 
     @property
     def profiled(self) -> bool:
         """True when some dump is this person's own profile (noted as reading the profiles)."""
-        note = _READS.get()
-        if note is not None:
-            note("author-profiles", self.id)
-        return bool(self.own_profiles)
+        return bool(self.profiles)
 
     def __hash__(self) -> int:
         """By id (see Paper.__hash__)."""
@@ -222,9 +220,7 @@ class Subject:
     @property
     def paper_ids(self) -> tuple[str, ...]:
         """The ids of its papers (noted as read, while a page renders)."""
-        note = _READS.get()
-        if note is not None:
-            note("subject-papers", self.code)
+        _noted("subject-papers", self.code)
         return self.members
 
     def __hash__(self) -> int:
