@@ -130,7 +130,7 @@ class Builder:
         rebuild in this process or, through ``cache``, in the next one. The other memos
         (parsed dumps, catalog, routes, pieces of the files beside the pages) are kept only
         with ``keep_spare``: stored, they took longer to load than to make again."""
-        self._stored: StoredKey | None = None
+        self._restored = False
         """The key of the memory this Builder took from or last put in its cache folder."""
         self.forget()
 
@@ -170,14 +170,17 @@ class Builder:
         each stage took; the progress bar is cleared however the build ends.
         """
         stopwatch = Stopwatch()
+        # The key names the inputs as they are before this build reads them: a file edited
+        # while it runs gives the next build another key, so that build starts afresh.
+        key = self._cache_key() if self.cache is not None else None
         try:
-            if self.cache is not None and self._stored is None:
-                self._restore(stopwatch)
+            if key is not None and not self._restored:
+                self._restore(key, stopwatch)
             result = self._build(strict, changed, stopwatch)
         finally:
             self.progress.finish()
-        if self.cache is not None and result.ok:
-            result = self._store(result, stopwatch)
+        if key is not None and result.ok:
+            result = self._store(key, result, stopwatch)
         return replace(result, timings=stopwatch.timings())
 
     def _cache_key(self) -> StoredKey:
@@ -196,10 +199,10 @@ class Builder:
         return store.stamp([settings, store.files_digest(folders),
                             str(self.output.resolve()), self.site_url or ""])
 
-    def _restore(self, stopwatch: Stopwatch) -> None:
+    def _restore(self, key: StoredKey, stopwatch: Stopwatch) -> None:
         """Take back the memory of the last build from the cache folder, if it fits."""
         assert self.cache is not None
-        self._stored = key = self._cache_key()
+        self._restored = True
         with _collector_paused():  # hundreds of thousands of objects, no cycles: 3.9 -> 1.4 s
             memory = store.load(self.cache, key)  # at 10,000 papers
         if isinstance(memory, _Stored):
@@ -207,7 +210,7 @@ class Builder:
             self.tree.trust(store.live_files(self.output, memory.output))
         stopwatch.lap("cache read")
 
-    def _store(self, result: BuildResult, stopwatch: Stopwatch) -> BuildResult:
+    def _store(self, key: StoredKey, result: BuildResult, stopwatch: Stopwatch) -> BuildResult:
         """Put this build's memory in the cache folder; a note if that failed (the build did
         not: the next one starts afresh)."""
         assert self.cache is not None
@@ -215,7 +218,6 @@ class Builder:
         stats = store.file_stats(self.output, live)
         memory = _Stored(self.memory, self.fragments,
                          {name: (live[name], stat) for name, stat in stats.items()})
-        self._stored = key = self._cache_key()
         with _collector_paused():
             problem = store.save(self.cache, key, memory)
         stopwatch.lap("cache write")
