@@ -345,6 +345,23 @@
     for (var i = shardIndex(from); i <= shardIndex(word) && i < meta.shards.length; i++) wanted[i] = true;
     return Object.keys(wanted).map(Number);
   }
+  // Adds to found the terms of a shard that the word is, starts or completes.
+  function shardMatches(shard, word, root, seen, found) {
+    for (var term in shard) {
+      if (seen[term]) continue;
+      var quality = term === word || term === root ? EXACT :
+        term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
+        completes(word, term) ? ENDING : 0;
+      if (quality) {
+        seen[term] = true;
+        found.push({term: term, quality: quality, encoded: shard[term]});
+      }
+    }
+  }
+  // The terms of a vocabulary (words separated by spaces) within one typo of the word.
+  function typosIn(vocabulary, word, root, seen) {
+    return vocabulary.split(" ").filter(function (t) { return !seen[t] && typoOf(word, root, t); });
+  }
   // Resolves to [{term, quality, lists}] for one query word: the terms it is (its stem, or
   // itself in names), the terms it starts, and (withTypos) those within one typo.
   function matchWord(word, withTypos) {
@@ -353,21 +370,8 @@
     var vocab = wantTypos ? load("v/" + letterKey(word) + ".json") : Promise.resolve("");
     return Promise.all([loadShards(wordShards(word, root)), vocab]).then(function (loaded) {
       var found = [], seen = {};
-      loaded[0].forEach(function (shard) {
-        for (var term in shard) {
-          if (seen[term]) continue;
-          var quality = term === word || term === root ? EXACT :
-            term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
-            completes(word, term) ? ENDING : 0;
-          if (quality) {
-            seen[term] = true;
-            found.push({term: term, quality: quality, encoded: shard[term]});
-          }
-        }
-      });
-      var typos = loaded[1] ? loaded[1].split(" ").filter(function (t) {
-        return !seen[t] && typoOf(word, root, t);
-      }) : [];
+      loaded[0].forEach(function (shard) { shardMatches(shard, word, root, seen, found); });
+      var typos = loaded[1] ? typosIn(loaded[1], word, root, seen) : [];
       if (!typos.length) return found;
       var needed = {};
       typos.forEach(function (t) { needed[shardIndex(t)] = true; });
@@ -390,10 +394,10 @@
   // words of idf times the saturated weighted frequency (per field the best matching term),
   // then doc number (papers newest first, then authors with most papers). When less than a
   // page match every word, those that match fewer follow, most words first; hits.full says
-  // how many match every word.
+  // how many match every word, hits.df how many each word matches on its own.
   function rank(matches, allowed) {
     var size = meta.docs;
-    var count = new Uint8Array(size), score = new Float64Array(size);
+    var count = new Uint8Array(size), score = new Float64Array(size), dfs = [];
     var best = new Float64Array(size * 4), mark = new Uint8Array(size);
     matches.forEach(function (terms) {
       var touched = [];
@@ -409,6 +413,7 @@
         });
       });
       var df = touched.length;
+      dfs.push(df);
       var idf = Math.log(1 + (size - df + 0.5) / (df + 0.5));
       touched.forEach(function (id) {
         var at = id * 4, tf = best[at] + best[at + 1] + best[at + 2] + best[at + 3];
@@ -427,6 +432,7 @@
     var full = hits.length;
     var ranked = firstInOrder(full < PAGE ? hits.concat(some) : hits, PAGE, order);
     ranked.full = full;
+    ranked.df = dfs;
     return ranked;
   }
   // The ids with the best n first, in order, and the others after them unordered
@@ -498,8 +504,10 @@
       return;
     }
     var filter = filterFor(wanted.subject, wanted.year);
-    function results(withTypos) {
-      var matched = Promise.all(qwords.map(function (w) { return matchWord(w, withTypos); }));
+    function results(typoWords) {
+      var matched = Promise.all(qwords.map(function (w) {
+        return matchWord(w, typoWords.indexOf(w) >= 0);
+      }));
       return Promise.all([matched, filter]).then(function (done) {
         var matches = done[0], allowed = done[1], ids = [];
         if (qwords.length) {
@@ -507,13 +515,16 @@
         } else {
           for (var id = 0; id < meta.papers; id++) if (allowed(id)) ids.push(id);
         }
-        return {matches: matches, ids: ids, full: qwords.length ? ids.full : ids.length};
+        return {matches: matches, ids: ids, full: qwords.length ? ids.full : ids.length,
+                df: ids.df || []};
       });
     }
-    // Typos are looked for only when less than a page matches every word as typed, but a
-    // small vocabulary they need is fetched beside the word's shards when those are fetched,
-    // so that it is there if they are (a typo's results waited for one round trip more: the
-    // slowest first queries). A word whose shards are loaded costs no request for it.
+    // Typos are looked for only when less than a page matches every word as typed, and
+    // only for the words that find less than a page on their own (a word that finds ten
+    // papers is taken as meant). A small vocabulary they need is fetched beside the word's
+    // shards when those are fetched, so that it is there if they are (a typo's results
+    // waited for one round trip more: the slowest first queries). A word whose shards are
+    // loaded costs no request for it.
     var typos = qwords.filter(function (w) {
       return w.length >= 5 && meta.letters.indexOf(letterKey(w)) >= 0;
     });
@@ -525,9 +536,10 @@
         load("v/" + letterKey(w) + ".json");
       }
     });
-    results(false)
+    results([])
       .then(function (found) {
-        return mine === sequence && found.full < PAGE && typos.length ? results(true) : found;
+        var retry = typos.filter(function (w) { return found.df[qwords.indexOf(w)] < PAGE; });
+        return mine === sequence && found.full < PAGE && retry.length ? results(retry) : found;
       })
       .then(function (found) {
         if (mine !== sequence) return;
@@ -691,6 +703,24 @@
     }
   }
 
+  // ---- warming up while idle ---------------------------------------------------------------
+  // A fresh page would run its search code for the first time on the reader's first query,
+  // in V8's interpreter: matching, decoding, ranking and building the results then took as
+  // long as fetching them. While idle, the page runs each step on made-up data so that the
+  // first query runs compiled code. Nothing is fetched, cached or put on screen.
+  function warmUp() {
+    var text = "", marks = [{prefix: "search", terms: {}}];
+    for (var i = 0; i < 3000; i++) text += DIGITS.charAt(i % 32);
+    var lists = [{slot: 0, ids: decodeIds(text)}, {slot: 13, ids: decodeIds("~" + text)}];
+    var ids = rank([[{quality: EXACT, lists: lists}], [{quality: PREFIX, lists: lists}]], null);
+    shardMatches({search: "", searching: "", seaside: ""}, "searchin", stem("searchin"), {}, []);
+    typosIn("seach serch sarch searches", "searhc", stem("searhc"), {});
+    for (i = 0; i < PAGE; i++) {
+      resultItem(ids[i], {u: "", t: "Searching: a search", a: ["Ada Lovelace", "Alan Turing"], y: 1,
+        s: [], x: "We searched for the searches."}, marks);
+    }
+  }
+
   // ---- the URL holds the query and filters -----------------------------------------------
   function readUrl() {
     var params = new URL(window.location.href).searchParams;
@@ -791,7 +821,7 @@
       readUrl();
       if (!input.value) countEl.textContent = "";
       run();
-      (window.requestIdleCallback || window.setTimeout)(connect);
+      (window.requestIdleCallback || window.setTimeout)(function () { connect(); warmUp(); });
     })
     .catch(fail);
 })();
