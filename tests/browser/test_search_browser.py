@@ -228,6 +228,38 @@ def test_search_works_on_the_generated_corpus(page, corpus_site, corpus_base, vi
     assert fetched and page.failed_requests == [] and page.console_errors == []
 
 
+def test_a_word_that_finds_a_page_is_taken_as_meant(page, tmp_path, serve_directory, visit) -> None:
+    """Two words with one paper holding both: each finds ten papers alone, so neither is
+    widened to its typos, and a title a typo away ("Course") does not push in among the
+    papers that hold a query word as typed (once, in a long abstract). A word that finds fewer
+    than ten still is ("coirse" finds the course)."""
+    from conftest import build, listing_dump, write_files
+
+    topics = ["fluids", "heat", "waves", "soils", "rocks", "ice", "plasma", "tides", "winds",
+              "stars", "clouds", "magma", "glaciers", "rivers", "dunes", "reefs", "forests",
+              "comets", "lakes", "caves", "storms", "deltas", "moons", "sands"]
+    long = " We measure the cells of many grids and report what they hold." * 15
+
+    def paper(year: int, topic: str, word: str) -> tuple[int, str, str, list[str]]:
+        return year, f"Models of {topic.title()}", f"A {word} method for {topic}.{long}", ["cs.NA"]
+
+    records = [paper(2020, t, "coarse") for t in topics[:12]]
+    records += [paper(2021, t, "lattice") for t in topics[12:]]
+    records += [(2022, "Both Kinds", "A coarse lattice.", ["cs.NA"]),
+                (2019, "Course Notes", "Teaching notes.", ["cs.CY"])]
+    project = write_files(tmp_path / "project", {
+        "content/site.yaml": "title: Typos\n",
+        "content/dumps/a.txt": listing_dump("Ann Lee", records)})
+    assert build(project).ok
+    with serve_directory(project / "_site", "/") as base:
+        visit(base + "search/")
+        page.wait_for_function("document.querySelector('.search-form').dataset.state === 'done'")
+        found = search(page, "coarse lattice")
+        assert found[0] == "Both Kinds" and len(found) == 10 and "Course Notes" not in found
+        assert "Course Notes" in search(page, "coirse")
+    assert page.failed_requests == [] and page.console_errors == []
+
+
 def test_plurals_and_other_forms_of_a_word_match(search_page) -> None:
     kv = search(search_page, "kv cache")
     assert len(kv) >= 2 and search(search_page, "KV caches")[:2] == kv[:2]  # a plural
