@@ -29,9 +29,10 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from site_gen.catalog.assemble import CatalogMemo, build_catalog
+from site_gen.catalog.assemble import build_catalog
 from site_gen.incremental import store
 from site_gen.incremental.cache import FileCache, Lookup, RenderMemory, intern_catalog
+from site_gen.incremental.catalog import CatalogMemo
 from site_gen.incremental.store import StoredKey
 from site_gen.model import Catalog, Dump
 from site_gen.outputs.citations import bibtex_entries
@@ -146,7 +147,7 @@ class Builder:
         """Per-paper pieces of the files beside the pages, reused by the next build (outputs/pieces.py);
         a one-shot build keeps none."""
         self.catalog_memo = CatalogMemo() if self.keep_spare else None
-        """What the catalog stage made, for a rebuild after a few dumps changed (catalog/assemble.py)."""
+        """What the catalog stage made, for a rebuild after a few dumps changed (incremental/catalog.py)."""
         self.routes_memo = RouteMemo() if self.keep_spare else None
         """The last plan of routes, for the next plan to reuse where it holds (plan/routes.py)."""
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
@@ -316,7 +317,8 @@ class Builder:
         dumps, reread = self._read_dumps(content, refused, changed, diagnostics)
         stopwatch.lap("read dumps")
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
-        catalog, more = build_catalog(dumps, curation, self.catalog_memo)
+        catalog, more = (build_catalog(dumps, curation) if self.catalog_memo is None
+                         else self.catalog_memo.build(dumps, curation))
         del dumps
         if not self.keep_spare:
             self.dumps = self._dump_cache()  # a one-shot build reads each dump once,
