@@ -33,6 +33,7 @@ from site_gen.catalog.assemble import build_catalog
 from site_gen.incremental import store
 from site_gen.incremental.cache import FileCache, Lookup, RenderMemory, intern_catalog
 from site_gen.incremental.catalog import CatalogMemo
+from site_gen.incremental.routes import RouteMemo
 from site_gen.incremental.store import StoredKey
 from site_gen.model import Catalog, Dump
 from site_gen.outputs.citations import bibtex_entries
@@ -75,7 +76,7 @@ from site_gen.plan.redirects import (
     read_lock,
     write_lock,
 )
-from site_gen.plan.routes import Route, RouteMemo, plan_routes
+from site_gen.plan.routes import Route, plan_routes
 from site_gen.read.config import CONFIG_FILE, Config, load_config, with_site_url
 from site_gen.read.curation import CURATION_FILE, load_curation, settle
 from site_gen.read.pages import PAGES_DIR, Page, read_pages
@@ -149,7 +150,7 @@ class Builder:
         self.catalog_memo = CatalogMemo() if self.keep_spare else None
         """What the catalog stage made, for a rebuild after a few dumps changed (incremental/catalog.py)."""
         self.routes_memo = RouteMemo() if self.keep_spare else None
-        """The last plan of routes, for the next plan to reuse where it holds (plan/routes.py)."""
+        """The last plan of routes, for the next plan to reuse where it holds (incremental/routes.py)."""
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
         self._compiled: Mapping[str, str] = {}
         """The template sources the environment's compiled templates were made from."""
@@ -329,8 +330,9 @@ class Builder:
                        settle(diagnostics + found + more, curation, unused=False))
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
-        routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo,
-                                   config.page_size)
+        routes, last = (plan_routes(catalog, pages, config.recent_papers, config.page_size)
+                        if self.routes_memo is None else
+                        self.routes_memo.plan(catalog, pages, config.recent_papers, config.page_size))
         lock, problems = read_lock(content / LOCK_FILE, LOCK_SHOWN)
         now = published(catalog)
         moved, aliased = plan_redirects(catalog, lock or {}, now, {r.url for r in routes},
