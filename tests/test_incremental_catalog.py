@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 import site_gen.incremental.catalog as memo_module
 from site_gen.catalog.assemble import build_catalog
+from site_gen.catalog.merge import group_records
 from site_gen.incremental.catalog import CatalogMemo
+from site_gen.incremental.grouping import Regrouping
 from site_gen.model import Catalog, Dump, Link, Record, SourceRef
 from site_gen.read.curation import AuthorEdit, Curation, Pairing, PaperEdit
 from site_gen.read.dumps import read_dump
@@ -137,6 +139,19 @@ def test_random_edits_build_what_a_fresh_build_builds(start: list[tuple], ops: l
     for op in start + ops:
         project.apply(op)
         assert_same_as_fresh(project, memo)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(operation, min_size=1, max_size=20))
+def test_regrouping_groups_as_group_records_does(ops: list[tuple]) -> None:
+    """``Regrouping.update`` against its specification, ``group_records`` of every record in
+    path order: the same groups, in order, and the same warnings."""
+    project, regrouping = Project(), Regrouping()
+    for op in ops:
+        project.apply(op)
+        dumps = sorted(project.dumps.values(), key=lambda d: d.path)
+        assert regrouping.update(dumps) == group_records([r for d in dumps for r in d.records])
 
 
 def seed_dumps() -> list[Dump]:
