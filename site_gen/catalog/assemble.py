@@ -432,6 +432,7 @@ def author_keys(papers: Iterable[Paper], dumps: Sequence[Dump], names: NameIndex
 
 
 def with_author_ids(paper: Paper, ids: dict[str, str]) -> Paper:
+    """The paper with its authors' name keys replaced by their author ids."""
     return replace(paper, author_ids=tuple(ids[k] for k in paper.author_ids),
                    extra_author_ids=tuple(ids[k] for k in paper.extra_author_ids))
 
@@ -459,6 +460,7 @@ def author_inputs(papers: list[Paper], ids: dict[str, str], dumps: Sequence[Dump
 
 
 def make_author(author_id: str, inputs: AuthorInputs) -> Author:
+    """The Author of ``author_id`` made from its ``inputs`` (``author_inputs``)."""
     name, paper_ids, profiles, edit = inputs
     return Author(id=author_id, name=name, members=paper_ids, own_profiles=profiles,
                   affiliation=edit.affiliation if edit else None,
@@ -494,7 +496,8 @@ def _unknown_subject(code: str, paper: Paper, curation: Curation) -> Diagnostic:
 
 
 def build_subjects(papers: list[Paper], diagnostics: list[Diagnostic], curation: Curation
-                    ) -> tuple[Subject, ...]:
+                   ) -> tuple[Subject, ...]:
+    """One Subject per code in use, with its papers; an unknown code is a warning."""
     members: dict[str, list[Paper]] = defaultdict(list)
     for paper in papers:
         for code in paper.subjects:
