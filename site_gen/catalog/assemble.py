@@ -67,8 +67,6 @@ class NameIndex:
     """Maps every spelling of a person's name to one key and one display name."""
 
     def __init__(self, curation: Curation, dumps: Sequence[Dump] = ()):
-        self.edits = curation.authors
-        """The curation entries for authors this index was made with."""
         self.alias: dict[str, str] = {}
         self.fixed: dict[str, str] = {}
         for edit in curation.authors:

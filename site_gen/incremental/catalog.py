@@ -152,6 +152,8 @@ class CountedNames(NameIndex):
 
     def __init__(self, curation: Curation) -> None:
         super().__init__(curation)
+        self.edits = curation.authors
+        """The curation entries for authors this index was made with."""
         self.counted: dict[str, Dump] = {}
         """The dumps counted, by path."""
 
