@@ -31,9 +31,10 @@ sys.path.insert(0, str(HERE))
 
 from rebuild import EDIT_MARK, edit_one_dump, first_dump
 
-from site_gen.catalog.assemble import CatalogMemo, build_catalog
+from site_gen.catalog.assemble import build_catalog
 from site_gen.incremental.builder import Builder
 from site_gen.incremental.cache import intern_catalog
+from site_gen.incremental.catalog import CatalogMemo
 from site_gen.model import Catalog, Dump
 from site_gen.pipeline import CONTENT_DIR
 from site_gen.read.curation import CURATION_FILE, load_curation
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     papers = len({p for p in build_catalog(dumps, curation)[0].papers})
     print(f"{len(dumps)} dumps, {sum(len(d.records) for d in dumps)} records, {papers} papers")
     started = time.perf_counter()
-    previous, _, _ = timed(lambda: build_catalog(dumps, curation, memo), None)  # type: ignore[arg-type]
+    previous, _, _ = timed(lambda: memo.build(dumps, curation), None)  # type: ignore[arg-type]
     print(f"first build with the memo: {(time.perf_counter() - started) * 1000:.0f} ms")
     print(f"\n{'edit':15} {'memo (ms)':>10} {'no memo (ms)':>13}   best of {args.runs}")
     try:
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                     step()
                     dumps = read(builder)
                     catalog, diagnostics, seconds = timed(
-                        partial(build_catalog, dumps, curation, memo), previous)
+                        partial(memo.build, dumps, curation), previous)
                     with_memo.append(seconds)
                     fresh, fresh_diagnostics, seconds = timed(
                         partial(build_catalog, dumps, curation), previous)

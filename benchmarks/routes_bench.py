@@ -27,9 +27,10 @@ sys.path.insert(0, str(REPO))
 
 from site_gen.catalog.assemble import build_catalog
 from site_gen.incremental.cache import intern_catalog
+from site_gen.incremental.routes import RouteMemo
 from site_gen.model import Catalog
 from site_gen.pipeline import CONTENT_DIR, dump_files
-from site_gen.plan.routes import RouteMemo, plan_routes
+from site_gen.plan.routes import plan_routes
 from site_gen.read.curation import CURATION_FILE, load_curation
 from site_gen.read.dumps import read_dump
 from site_gen.read.pages import read_pages
@@ -156,11 +157,11 @@ def measure(project: Path, edit: str, runs: int) -> str:
     pages, _ = read_pages(project / CONTENT_DIR, CONTENT_DIR)
     memo = RouteMemo()
     fresh = best(runs, lambda: plan_routes(after, pages))
-    memoized = best(runs, lambda: plan_routes(after, pages, memo=memo),
-                    lambda: plan_routes(before, pages, memo=memo))
-    again = best(runs, lambda: plan_routes(after, pages, memo=memo))
-    plan_routes(before, pages, memo=memo)
-    same = plan_routes(after, pages, memo=memo) == plan_routes(after, pages)
+    memoized = best(runs, lambda: memo.plan(after, pages),
+                    lambda: memo.plan(before, pages))
+    again = best(runs, lambda: memo.plan(after, pages))
+    memo.plan(before, pages)
+    same = memo.plan(after, pages) == plan_routes(after, pages)
     return (f"{edit:>9}: fresh {fresh * 1000:6.1f} ms, with memo {memoized * 1000:6.1f} ms, "
             f"unchanged again {again * 1000:5.1f} ms; {'equal' if same else 'DIFFERENT'}")
 

@@ -359,9 +359,10 @@ def test_rebuild_line_says_what_changed_and_how_much_was_done(session: WatchSess
 
 
 def test_a_bug_in_a_build_does_not_end_the_session(session: WatchSession, monkeypatch) -> None:
-    import site_gen.incremental.builder as build_module
-    real = build_module.build_catalog
-    monkeypatch.setattr(build_module, "build_catalog", lambda *a: 1 / 0)
+    memo = session.builder.catalog_memo  # a session's Builder merges through its memo
+    assert memo is not None
+    real = memo.build
+    monkeypatch.setattr(memo, "build", lambda *a: 1 / 0)
     dump = session.builder.project / "content/dumps/a.txt"
     save(dump, listing_dump("Ann Lee", [(2022, "After The Crash We Rebuild", abstract("x"),
                                         ["cs.LG"])]))
@@ -370,7 +371,7 @@ def test_a_bug_in_a_build_does_not_end_the_session(session: WatchSession, monkey
     # a build enters the history before its lines are said (the --verbose reporter reads it)
     assert wait_for(lambda: "internal error, please report it: ZeroDivisionError"
                     in session.lines[-1])
-    monkeypatch.setattr(build_module, "build_catalog", real)
+    monkeypatch.setattr(memo, "build", real)
     dump.touch()
     page = session.builder.output / "papers/after-the-crash-we-rebuild/index.html"
     assert wait_for(page.is_file)

@@ -3,26 +3,20 @@
 One Paper per paper (see catalog/merge.py for the rule), one Author per person (names matched after
 Unicode folding and curation's variants), one Subject per arXiv code in use.
 
-A Builder that rebuilds passes a ``CatalogMemo``: what the last call made from unchanged dumps
-(the very same objects, handed back by the Builder's file cache) is reused, so a one-dump edit
-groups, drafts and finishes again only the papers that dump touches. Slugs, author ids,
-authors and subjects still come from the whole catalog each time, as they depend on all of it.
-The result equals a fresh build's, object order and diagnostics included.
+``build_catalog`` is the definition: it makes everything from the dumps each time. The steps it
+is made of are public because ``incremental.catalog.CatalogMemo`` (watch mode) runs the same
+steps, reusing what unchanged dumps made last time; property tests hold it to ``build_catalog``.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
-from itertools import chain, compress
-from operator import itemgetter
-from typing import TypeVar
 
-from site_gen.catalog.merge import Regrouping, group_records
+from site_gen.catalog.merge import group_records
 from site_gen.model import (
     Author,
     Catalog,
@@ -39,143 +33,40 @@ from site_gen.util.diagnostics import Diagnostic, Severity, error, excerpt, warn
 from site_gen.util.subjects import category
 from site_gen.util.text import derive_title, fold, plain_text, slugify
 
-T = TypeVar("T")
 
-
-def build_catalog(dumps: Sequence[Dump], curation: Curation, memo: CatalogMemo | None = None
-                  ) -> tuple[Catalog, list[Diagnostic]]:
-    """Merge every dump's records into the site's papers, authors and subjects.
-
-    With a ``memo`` (kept between calls) only what changed dumps touch is made again; the
-    result is the same.
-    """
-    if memo is not None and len({d.path for d in dumps}) == len(dumps):
-        return memo.build(dumps, curation)
+def build_catalog(dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
+    """Merge every dump's records into the site's papers, authors and subjects."""
     records = [r for dump in sorted(dumps, key=lambda d: d.path) for r in dump.records]
     groups, diagnostics = group_records(records)
-    names = _NameIndex(curation, dumps)
-    drafts = [_draft_paper(group, names, diagnostics) for group in groups]
+    names = NameIndex(curation, dumps)
+    drafts = [draft_paper(group, names, diagnostics) for group in groups]
+    drafts, diagnostics = settled(groups, drafts, names, curation, diagnostics)
+    ordered = sorted(drafts, key=id_order)
+    ids = author_ids(author_keys(drafts, dumps, names), names)
+    papers = [with_author_ids(replace(draft, id=slug), ids)
+              for draft, slug in zip(ordered, unique_slugs(ordered))]
+    authors = sorted_authors(make_author(author_id, inputs) for author_id, inputs
+                             in author_inputs(papers, ids, dumps, names, curation))
+    subjects = build_subjects(papers, diagnostics, curation)
+    return Catalog(tuple(papers), authors, subjects), diagnostics
+
+
+def settled(groups: list[list[Record]], drafts: list[Paper], names: NameIndex,
+            curation: Curation, diagnostics: list[Diagnostic]) -> tuple[list[Paper], list[Diagnostic]]:
+    """The drafts (one per group) with curation applied, the papers it hides left out, and
+    the diagnostics so far with the warnings about hidden papers dropped and curation's and
+    the missing years' added."""
     drafts = _merged(groups, drafts, names, curation, diagnostics)
     drafts, curation_diagnostics = _apply_curation(drafts, curation)
     diagnostics = _hidden_dropped(diagnostics, drafts, groups, curation) + curation_diagnostics
     diagnostics += _missing_years(drafts)
-    papers = _assign_paper_ids(drafts)
-    authors = _build_authors(papers, dumps, names, curation)
-    subjects = _build_subjects(papers, diagnostics, curation)
-    return Catalog(tuple(papers), authors, subjects), diagnostics
+    return drafts, diagnostics
 
 
-class CatalogMemo:
-    """What ``build_catalog`` made last time, for a Builder that rebuilds (watch mode).
-
-    A Builder's FileCache hands back the very same Dump, and so the same Records, for every
-    unchanged file. What was made from them is found again by identity: groups of records
-    (merge.Regrouping), each group's draft paper, each draft's finished paper. The memo holds
-    those objects, so their ids are not reused, and keeps only what the last call used.
-    """
-
-    def __init__(self) -> None:
-        self._clear()
-
-    def _clear(self) -> None:
-        self.groups = Regrouping()
-        self.names: _NameIndex | None = None
-        self.drafts: dict[int, tuple[list[Record], Paper, list[Diagnostic]]] = {}
-        """By group: the group, its draft and the draft's warnings."""
-        self.papers: dict[int, tuple[Paper, str, Paper]] = {}
-        """By draft: the draft, its slug and the finished paper."""
-        self.ordered: list[Paper] = []
-        """The drafts in the order they picked slugs."""
-        self.author_ids: dict[str, str] = {}
-        self.authors: AuthorMemo = {}
-
-    def build(self, dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
-        """``build_catalog`` of dumps with unique paths; after an error the memo starts afresh."""
-        try:
-            return self._build(dumps, curation)
-        except BaseException:
-            self._clear()
-            raise
-
-    def _build(self, dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
-        groups, diagnostics = self.groups.update(dumps)
-        names = self._names(curation, dumps)
-        drafts = self._drafts(groups, names, diagnostics)
-        drafts = _merged(groups, drafts, names, curation, diagnostics)
-        drafts, curation_diagnostics = _apply_curation(drafts, curation)
-        diagnostics = _hidden_dropped(diagnostics, drafts, groups, curation) + curation_diagnostics
-        diagnostics += _missing_years(drafts)
-        papers = self._papers(drafts, dumps, names)
-        authors = _authors(papers, self.author_ids, dumps, names, curation, self.authors)
-        subjects = _build_subjects(papers, diagnostics, curation)
-        return Catalog(tuple(papers), authors, subjects), diagnostics
-
-    def _names(self, curation: Curation, dumps: Sequence[Dump]) -> _NameIndex:
-        """The name index, counted again for changed dumps; anew when author curation changed
-        (and then drafts, which hold name keys, are made again too)."""
-        if self.names is None or self.names.edits != curation.authors:
-            self.names, self.drafts = _NameIndex(curation), {}
-        self.names.recount(dumps)
-        return self.names
-
-    def _drafts(self, groups: list[list[Record]], names: _NameIndex,
-                diagnostics: list[Diagnostic]) -> list[Paper]:
-        """A draft per group (and its warnings): last call's for the very same group."""
-        made = [hit if hit is not None and hit[0] is group else _drafted(group, names)
-                for hit, group in zip(map(self.drafts.get, map(id, groups)), groups)]
-        self.drafts = dict(zip(map(id, groups), made))
-        diagnostics.extend(chain.from_iterable(map(itemgetter(2), made)))
-        return list(map(itemgetter(1), made))
-
-    def _papers(self, drafts: list[Paper], dumps: Sequence[Dump], names: _NameIndex) -> list[Paper]:
-        """Drafts with their slugs and author ids: last call's paper where all three are equal."""
-        ordered = self._order(drafts)
-        slugs = _unique_slugs(ordered)
-        ids = _author_ids(_author_keys(drafts, dumps, names), names)
-        moved = {key for key, author_id in ids.items() if self.author_ids.get(key) != author_id}
-        made = [hit if (hit is not None and hit[0] is draft and hit[1] == slug
-                        and (not moved or moved.isdisjoint(draft.all_author_ids)))
-                else (draft, slug, _with_author_ids(replace(draft, id=slug), ids))
-                for hit, draft, slug in zip(map(self.papers.get, map(id, ordered)), ordered, slugs)]
-        self.papers = dict(zip(map(id, ordered), made))
-        self.ordered, self.author_ids = ordered, ids
-        return list(map(itemgetter(2), made))
-
-    def _order(self, drafts: list[Paper]) -> list[Paper]:
-        """``sorted(drafts, key=_id_order)``: last call's order, new drafts put in their place.
-        Sorted afresh when many are new (over a tenth: sorting is then faster), or a new one's
-        key ties (sorting keeps ties in ``drafts`` order)."""
-        now = set(map(id, drafts))
-        new = _those(drafts, now - self.papers.keys())
-        if len(new) > 16 + len(drafts) // 10:
-            return sorted(drafts, key=_id_order)
-        ordered = _those(self.ordered, now)
-        for draft in new:
-            at = bisect_right(ordered, _id_order(draft), key=_id_order)
-            if at and _id_order(ordered[at - 1]) == _id_order(draft):
-                return sorted(drafts, key=_id_order)
-            ordered.insert(at, draft)
-        return ordered
-
-
-def _drafted(group: list[Record], names: _NameIndex) -> tuple[list[Record], Paper, list[Diagnostic]]:
-    """A group with its draft and the draft's warnings."""
-    found: list[Diagnostic] = []
-    return group, _draft_paper(group, names, found), found
-
-
-def _those(items: Sequence[T], ids: Collection[int]) -> list[T]:
-    """The items whose ``id()`` is in ``ids``, in order; without a Python loop, as this runs
-    over every paper on every rebuild."""
-    return list(compress(items, map(ids.__contains__, map(id, items))))
-
-
-class _NameIndex:
+class NameIndex:
     """Maps every spelling of a person's name to one key and one display name."""
 
     def __init__(self, curation: Curation, dumps: Sequence[Dump] = ()):
-        self.edits = curation.authors
-        """The curation entries for authors this index was made with."""
         self.alias: dict[str, str] = {}
         self.fixed: dict[str, str] = {}
         for edit in curation.authors:
@@ -186,12 +77,10 @@ class _NameIndex:
                 self.fixed[key] = fixed
         self.spellings: dict[str, Counter[str]] = defaultdict(Counter)
         self.display: dict[str, str] = {}
-        self.counted: dict[str, Dump] = {}
-        """The dumps counted, by path, when counted with ``recount``."""
         touched: set[str] = set()
         for dump in dumps:
-            self._count(dump, 1, touched)
-        self._show(touched)
+            self.count(dump, 1, touched)
+        self.show(touched)
 
     def key(self, name: str) -> str:
         """The identity of a name: folded, then mapped through curation variants."""
@@ -211,22 +100,9 @@ class _NameIndex:
                     return self.key(owner)
         return self.key(name)
 
-    def recount(self, dumps: Sequence[Dump]) -> None:
-        """Count spellings in ``dumps`` (unique paths) by taking back and adding only the dumps
-        that differ from the ones counted last time."""
-        now = {d.path: d for d in dumps}
-        touched: set[str] = set()
-        for path, dump in self.counted.items():
-            if now.get(path) is not dump:
-                self._count(dump, -1, touched)
-        for path, dump in now.items():
-            if self.counted.get(path) is not dump:
-                self._count(dump, 1, touched)
-        self.counted = now
-        self._show(touched)
-
-    def _count(self, dump: Dump, sign: int, touched: set[str]) -> None:
-        """Add (or with ``sign`` -1 take back) the spellings a dump uses."""
+    def count(self, dump: Dump, sign: int, touched: set[str]) -> None:
+        """Add (or with ``sign`` -1 take back) the spellings a dump uses; ``touched`` gets
+        their keys, whose display names ``show`` then chooses again."""
         owner = (dump.owner,)
         self._add(self.key(dump.owner), dump.owner, 1000 * sign, touched)  # its own spelling wins
         for record in dump.records:
@@ -240,7 +116,7 @@ class _NameIndex:
             del counts[name]
         touched.add(key)
 
-    def _show(self, keys: Iterable[str]) -> None:
+    def show(self, keys: Iterable[str]) -> None:
         """Choose the display names of these keys again; forget keys no dump uses any more."""
         for key in keys:
             if self.spellings[key]:
@@ -275,7 +151,7 @@ def _best_spelling(counts: Counter[str]) -> str:
     return min(longer, key=order) if longer else best
 
 
-def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagnostic]) -> Paper:
+def draft_paper(group: list[Record], names: NameIndex, diagnostics: list[Diagnostic]) -> Paper:
     """A paper from its records: the best title and abstract lead; author lists come from any
     record."""
     lead = _best_titled(group)
@@ -301,7 +177,7 @@ def _draft_paper(group: list[Record], names: _NameIndex, diagnostics: list[Diagn
     )
 
 
-def _merged(groups: list[list[Record]], drafts: list[Paper], names: _NameIndex,
+def _merged(groups: list[list[Record]], drafts: list[Paper], names: NameIndex,
             curation: Curation, diagnostics: list[Diagnostic]) -> list[Paper]:
     """The drafts with each ``merge:`` pair's two papers drafted again as one, in the place of
     the first; a pair naming no record is a warning at its line."""
@@ -330,7 +206,7 @@ def _merged(groups: list[list[Record]], drafts: list[Paper], names: _NameIndex,
     members: dict[int, list[Record]] = defaultdict(list)
     for i, group in enumerate(groups):
         members[root(i)] += group
-    return [_draft_paper(members[i], names, []) if any(root(j) == i for j in into) else draft
+    return [draft_paper(members[i], names, []) if any(root(j) == i for j in into) else draft
             for i, draft in enumerate(drafts) if i not in into]
 
 
@@ -518,18 +394,12 @@ def paste_entry(match: str, setting: str) -> str:
     return f"add under papers: in curation.yaml: - {{match: {match}, {setting}}}"
 
 
-def _assign_paper_ids(drafts: list[Paper]) -> list[Paper]:
-    """Stable, unique slugs from titles; collisions get the year, then a number."""
-    ordered = sorted(drafts, key=_id_order)
-    return [replace(paper, id=slug) for paper, slug in zip(ordered, _unique_slugs(ordered))]
-
-
-def _id_order(paper: Paper) -> tuple[int, str, tuple[SourceRef, ...]]:
+def id_order(paper: Paper) -> tuple[int, str, tuple[SourceRef, ...]]:
     """Newest first, then by title: the order in which papers pick their slugs."""
     return -(paper.year or 0), fold(paper.title), paper.sources
 
 
-def _unique_slugs(ordered: Sequence[Paper]) -> list[str]:
+def unique_slugs(ordered: Sequence[Paper]) -> list[str]:
     """Each paper's slug, in order: its title's, else with the year, else with a number."""
     taken: set[str] = set()
     slugs = []
@@ -552,35 +422,26 @@ def _free_slug(base: str, year: int | None, taken: set[str]) -> str:
     return f"{base}-{n}"
 
 
-def _build_authors(papers: list[Paper], dumps: Sequence[Dump], names: _NameIndex,
-                   curation: Curation) -> tuple[Author, ...]:
-    """One Author per name key; paper author lists are rewritten from keys to author ids."""
-    ids = _author_ids(_author_keys(papers, dumps, names), names)
-    for i, paper in enumerate(papers):
-        papers[i] = _with_author_ids(paper, ids)
-    return _authors(papers, ids, dumps, names, curation)
-
-
-def _author_keys(papers: Iterable[Paper], dumps: Sequence[Dump], names: _NameIndex) -> set[str]:
+def author_keys(papers: Iterable[Paper], dumps: Sequence[Dump], names: NameIndex) -> set[str]:
     """The name key of everyone on a paper, and of every profile's owner."""
     keys = {k for p in papers for k in p.all_author_ids}
     keys.update(names.key(d.owner) for d in dumps)
     return keys
 
 
-def _with_author_ids(paper: Paper, ids: dict[str, str]) -> Paper:
+def with_author_ids(paper: Paper, ids: dict[str, str]) -> Paper:
+    """The paper with its authors' name keys replaced by their author ids."""
     return replace(paper, author_ids=tuple(ids[k] for k in paper.author_ids),
                    extra_author_ids=tuple(ids[k] for k in paper.extra_author_ids))
 
 
-AuthorMemo = dict[str, tuple[tuple[object, ...], Author]]
-"""By author id: what an Author was made from, and the Author."""
+AuthorInputs = tuple[str, tuple[str, ...], tuple[Profile, ...], AuthorEdit | None]
+"""What an Author is made from: its name, paper ids, profiles and curation entry."""
 
 
-def _authors(papers: list[Paper], ids: dict[str, str], dumps: Sequence[Dump], names: _NameIndex,
-             curation: Curation, kept: AuthorMemo | None = None) -> tuple[Author, ...]:
-    """Every person of ``ids`` (name key -> author id) with their papers and profiles. With
-    ``kept``: last call's Author where made from equal inputs; ``kept`` then holds this call's."""
+def author_inputs(papers: list[Paper], ids: dict[str, str], dumps: Sequence[Dump],
+                  names: NameIndex, curation: Curation) -> Iterator[tuple[str, AuthorInputs]]:
+    """Every person of ``ids`` (name key -> author id), with what their Author is made from."""
     paper_ids: dict[str, list[str]] = {author_id: [] for author_id in ids.values()}
     for paper in papers:  # this loop runs over every paper on every rebuild: kept lean
         for author_id in paper.author_ids:
@@ -591,31 +452,26 @@ def _authors(papers: list[Paper], ids: dict[str, str], dumps: Sequence[Dump], na
     for dump in sorted(dumps, key=lambda d: d.path):
         profiles[ids[names.key(dump.owner)]].append(Profile(dump.path, dump.claim, len(dump.records)))
     details = {names.key(e.name): e for e in curation.authors}
-    before = dict(kept or {})
-    authors = []
     for key, author_id in ids.items():
-        inputs = (names.display[key], tuple(paper_ids[author_id]), tuple(profiles[author_id]),
-                  details.get(key))
-        hit = before.get(author_id)
-        author = hit[1] if hit is not None and hit[0] == inputs else _author(author_id, *inputs)
-        if kept is not None:
-            kept[author_id] = (inputs, author)
-        authors.append(author)
-    if kept is not None:
-        for gone in before.keys() - ids.values():
-            del kept[gone]
-    return tuple(sorted(authors, key=lambda a: (fold(a.name), a.id)))
+        yield author_id, (names.display[key], tuple(paper_ids[author_id]),
+                          tuple(profiles[author_id]), details.get(key))
 
 
-def _author(author_id: str, name: str, paper_ids: tuple[str, ...], profiles: tuple[Profile, ...],
-            edit: AuthorEdit | None) -> Author:
+def make_author(author_id: str, inputs: AuthorInputs) -> Author:
+    """The Author of ``author_id`` made from its ``inputs`` (``author_inputs``)."""
+    name, paper_ids, profiles, edit = inputs
     return Author(id=author_id, name=name, members=paper_ids, own_profiles=profiles,
                   affiliation=edit.affiliation if edit else None,
                   homepage=edit.homepage if edit else None,
                   variants=edit.variants if edit else (), aliases=edit.aliases if edit else ())
 
 
-def _author_ids(keys: Iterable[str], names: _NameIndex) -> dict[str, str]:
+def sorted_authors(authors: Iterable[Author]) -> tuple[Author, ...]:
+    """The site's order of authors: by folded name, then id."""
+    return tuple(sorted(authors, key=lambda a: (fold(a.name), a.id)))
+
+
+def author_ids(keys: Iterable[str], names: NameIndex) -> dict[str, str]:
     """Slug per name key, unique; processed in sorted order so ids do not depend on input order."""
     ids: dict[str, str] = {}
     taken: set[str] = set()
@@ -637,8 +493,9 @@ def _unknown_subject(code: str, paper: Paper, curation: Curation) -> Diagnostic:
     return warning(path, line, f"unknown arXiv subject {code!r}", "unknown-subject")
 
 
-def _build_subjects(papers: list[Paper], diagnostics: list[Diagnostic], curation: Curation
-                    ) -> tuple[Subject, ...]:
+def build_subjects(papers: list[Paper], diagnostics: list[Diagnostic], curation: Curation
+                   ) -> tuple[Subject, ...]:
+    """One Subject per code in use, with its papers; an unknown code is a warning."""
     members: dict[str, list[Paper]] = defaultdict(list)
     for paper in papers:
         for code in paper.subjects:

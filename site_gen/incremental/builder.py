@@ -29,9 +29,11 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from site_gen.catalog.assemble import CatalogMemo, build_catalog
+from site_gen.catalog.assemble import build_catalog
 from site_gen.incremental import store
 from site_gen.incremental.cache import FileCache, Lookup, RenderMemory, intern_catalog
+from site_gen.incremental.catalog import CatalogMemo
+from site_gen.incremental.routes import RouteMemo
 from site_gen.incremental.store import StoredKey
 from site_gen.model import Catalog, Dump
 from site_gen.outputs.citations import bibtex_entries
@@ -74,7 +76,7 @@ from site_gen.plan.redirects import (
     read_lock,
     write_lock,
 )
-from site_gen.plan.routes import Route, RouteMemo, plan_routes
+from site_gen.plan.routes import Route, plan_routes
 from site_gen.read.config import CONFIG_FILE, Config, load_config, with_site_url
 from site_gen.read.curation import CURATION_FILE, load_curation, settle
 from site_gen.read.pages import PAGES_DIR, Page, read_pages
@@ -146,9 +148,9 @@ class Builder:
         """Per-paper pieces of the files beside the pages, reused by the next build (outputs/pieces.py);
         a one-shot build keeps none."""
         self.catalog_memo = CatalogMemo() if self.keep_spare else None
-        """What the catalog stage made, for a rebuild after a few dumps changed (catalog/assemble.py)."""
+        """What the catalog stage made, for a rebuild after a few dumps changed (incremental/catalog.py)."""
         self.routes_memo = RouteMemo() if self.keep_spare else None
-        """The last plan of routes, for the next plan to reuse where it holds (plan/routes.py)."""
+        """The last plan of routes, for the next plan to reuse where it holds (incremental/routes.py)."""
         self._env: tuple[Theme, Path, jinja2.Environment] | None = None
         self._compiled: Mapping[str, str] = {}
         """The template sources the environment's compiled templates were made from."""
@@ -316,7 +318,8 @@ class Builder:
         dumps, reread = self._read_dumps(content, refused, changed, diagnostics)
         stopwatch.lap("read dumps")
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
-        catalog, more = build_catalog(dumps, curation, self.catalog_memo)
+        catalog, more = (build_catalog(dumps, curation) if self.catalog_memo is None
+                         else self.catalog_memo.build(dumps, curation))
         del dumps
         if not self.keep_spare:
             self.dumps = self._dump_cache()  # a one-shot build reads each dump once,
@@ -327,8 +330,9 @@ class Builder:
                        settle(diagnostics + found + more, curation, unused=False))
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
-        routes, last = plan_routes(catalog, pages, config.recent_papers, self.routes_memo,
-                                   config.page_size)
+        routes, last = (plan_routes(catalog, pages, config.recent_papers, config.page_size)
+                        if self.routes_memo is None else
+                        self.routes_memo.plan(catalog, pages, config.recent_papers, config.page_size))
         lock, problems = read_lock(content / LOCK_FILE, LOCK_SHOWN)
         now = published(catalog)
         moved, aliased = plan_redirects(catalog, lock or {}, now, {r.url for r in routes},

@@ -2,7 +2,7 @@
 neighbours in date order.
 
 Papers are ranks here (positions in the site's newest-first order), so lists are compared
-and counted as integers, and planning can tell when a result still holds (``RouteMemo``).
+and counted as integers, and planning can tell when a result still holds (``incremental.routes.RouteMemo``).
 """
 
 from __future__ import annotations

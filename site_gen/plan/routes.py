@@ -3,20 +3,18 @@
 A Route's context holds the frozen model objects its template shows, already grouped and
 sorted, so templates only lay them out. Two routes on one output path is an error.
 
-Given the previous call's ``RouteMemo`` (a watch-mode Builder keeps one), a plan redoes only
-what an edit touched: a route made of the very objects it was made from last time is last
-time's Route object, and the related-paper lists, the costly part, are computed again only
-for papers whose authors, subjects or neighbours in date order changed. The result is equal
-to a plan made from scratch, in the same order.
+``plan_routes`` is the definition: it plans every route from the catalog each time. Its parts
+(``index_routes``, ``paper_route``, ``author_routes``, the related papers, ...) are public
+because ``incremental.routes.RouteMemo`` (watch mode) plans with them, reusing last plan's
+routes where what they show did not change; property tests hold it to ``plan_routes``.
 """
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from itertools import chain, groupby
+from dataclasses import dataclass
+from itertools import groupby
 from operator import attrgetter
 from typing import TypeVar
 
@@ -48,68 +46,22 @@ class Route:
     source: str = ""
 
 
-class RouteMemo:
-    """The last ``plan_routes`` call's plan, which the next call reuses where nothing changed.
-
-    Only ever one call's: each call replaces the content, so a long watch session keeps one
-    plan (about what its routes hold anyway), never a history.
-    """
-
-    def __init__(self) -> None:
-        self.order: tuple[str, ...] = ()
-        """Paper ids, newest first."""
-        self.rank: dict[str, int] = {}
-        """Paper id -> its place in ``order``."""
-        self.papers: dict[str, _PaperPlan] = {}
-        self.authors: dict[str, _AuthorPlan] = {}
-        self.subjects: dict[str, Subject] = {}
-        self.profiled: tuple[str, ...] = ()
-        self.routes: dict[str, Route] = {}
-        """The other routes (the lists, subjects, Markdown pages) by URL."""
-        self.page_size = 0
-        """The page size the plan split its lists by."""
-
-    def remember(self, catalog: Catalog, ranks: _Ranks, papers: list[_PaperPlan],
-                 authors: list[_AuthorPlan], routes: list[Route], page_size: int) -> None:
-        """Hold this plan instead of the previous one."""
-        self.page_size = page_size
-        self.order, self.rank = ranks.order, ranks.rank
-        self.papers = {plan.paper.id: plan for plan in papers}
-        self.authors = {plan.author.id: plan for plan in authors}
-        self.subjects = {s.code: s for s in catalog.subjects}
-        self.profiled = tuple(a.id for a in catalog.profiled_authors)
-        self.routes = {route.url: route for route in routes}
-
-
-def plan_routes(
-    catalog: Catalog, pages: tuple[Page, ...], recent: int = 10, memo: RouteMemo | None = None,
-    page_size: int = 100,
-) -> tuple[tuple[Route, ...], list[Diagnostic]]:
+def plan_routes(catalog: Catalog, pages: tuple[Page, ...], recent: int = 10, page_size: int = 100
+                ) -> tuple[tuple[Route, ...], list[Diagnostic]]:
     """Every HTML page of the site, with collision checks.
 
     Lists longer than ``page_size`` papers (authors: ``AUTHORS_PER_PAPER`` times as many) are
-    split into pages (``Pager``). ``memo`` holds the previous call's plan, which this one
-    reuses where it still holds (see ``_Changes``); the call then replaces the memo's content
-    with its own.
+    split into pages (``Pager``).
     """
-    ranks = _Ranks.of(catalog)
-    last = memo if memo is not None and memo.page_size == page_size else RouteMemo()
-    changes = _Changes.of(last, catalog, ranks)
-    index = _index_routes(catalog, ranks.by_rank, recent, page_size)
-    papers = [_paper_plan(catalog, p, ranks, changes) for p in catalog.papers]
-    profiled = {a.id: i for i, a in enumerate(catalog.profiled_authors)}
-    authors = [_author_plan(catalog, profiled, a, ranks, changes, page_size)
-               for a in catalog.authors]
-    subjects = [route for s in catalog.subjects
-                for route in _subject_routes(s, [ranks.by_rank[r] for r in ranks.subjects[s.code]],
-                                             page_size)]
-    own_pages = [_route(f"{p.slug}/", "page.html", p.source, page=p) for p in pages]
-    others = [changes.same_as_before(r) for r in chain(index, subjects, own_pages)]
-    if memo is not None:
-        memo.remember(catalog, ranks, papers, authors, others, page_size)
-    routes = (others[:len(index)] + [plan.route for plan in papers]
-              + [route for plan in authors for route in plan.routes] + others[len(index):])
-    return tuple(routes), _collisions(routes)
+    ranks = Ranks.of(catalog)
+    profiled = profiled_places(catalog)
+    routes = [*index_routes(catalog, ranks.by_rank, recent, page_size),
+              *(paper_route(catalog, ranks, paper, related_by_authors(ranks, paper),
+                            related_by_subject(ranks, paper)[0]) for paper in catalog.papers),
+              *(route for author in catalog.authors
+                for route in author_routes(catalog, profiled, author, ranks, page_size)[0]),
+              *subject_routes(catalog, ranks, page_size), *map(page_route, pages)]
+    return tuple(routes), collisions(routes)
 
 
 AUTHORS_PER_PAPER = 5
@@ -161,7 +113,7 @@ def _paged(first: str, items: Sequence[T], size: int) -> list[tuple[Pager, Seque
     return [(Pager(first, n, count), items[(n - 1) * size:n * size]) for n in range(1, count + 1)]
 
 
-def _index_routes(catalog: Catalog, by_rank: list[Paper], recent: int, size: int) -> list[Route]:
+def index_routes(catalog: Catalog, by_rank: list[Paper], recent: int, size: int) -> list[Route]:
     """The home page and the lists of papers, authors and subjects, search and 404."""
     profiled = catalog.profiled_authors
     others = tuple(a for a in catalog.authors if not a.profiled)
@@ -209,7 +161,18 @@ def _paper_pages(first: str, newest_first: Sequence[Paper], size: int
     return pages
 
 
-def _subject_routes(subject: Subject, newest_first: list[Paper], size: int) -> list[Route]:
+def subject_routes(catalog: Catalog, ranks: Ranks, size: int) -> list[Route]:
+    """Every subject's pages of papers."""
+    return [route for s in catalog.subjects
+            for route in _subject_pages(s, [ranks.by_rank[r] for r in ranks.subjects[s.code]], size)]
+
+
+def page_route(page: Page) -> Route:
+    """The route of a Markdown page of the project's own."""
+    return _route(f"{page.slug}/", "page.html", page.source, page=page)
+
+
+def _subject_pages(subject: Subject, newest_first: list[Paper], size: int) -> list[Route]:
     """A subject's pages of papers."""
     return [_route(pager.url(pager.number), "subject.html", subject=subject, pager=pager,
                    feeds=((f"{subject.name}: new papers", subject_feed_url(subject.code)),),
@@ -218,7 +181,7 @@ def _subject_routes(subject: Subject, newest_first: list[Paper], size: int) -> l
 
 
 @dataclass(frozen=True, slots=True)
-class _Ranks:
+class Ranks:
     """Papers newest first, and each subject's and author's papers as ranks in that order."""
 
     by_rank: list[Paper]
@@ -231,8 +194,8 @@ class _Ranks:
     """The papers of authors with more than ``LONG_LIST``, for probing (``by_authors``)."""
 
     @classmethod
-    def of(cls, catalog: Catalog) -> _Ranks:
-        by_rank = sorted(catalog.papers, key=_newest_first)
+    def of(cls, catalog: Catalog) -> Ranks:
+        by_rank = sorted(catalog.papers, key=newest_first)
         order = tuple(p.id for p in by_rank)
         rank = {pid: i for i, pid in enumerate(order)}
         by_id = dict(zip(order, by_rank))
@@ -242,140 +205,12 @@ class _Ranks:
         return cls(by_rank, order, rank, by_id, subjects, authors, sets)
 
 
-@dataclass(frozen=True, slots=True)
-class _Changes:
-    """What changed since the memo's plan: ids whose object is new, gone or another object.
-
-    Catalogs are interned (incremental/cache.py), so an unchanged paper, author or subject is the very
-    object it was, and a route made only of such objects can be last plan's Route. Related
-    papers are kept as ids, valid while what they were computed from holds: papers that
-    *moved* (new, gone, or sorted elsewhere by a new year or title) shift the ranks of others,
-    which matters only to lists that count those papers or measure distances across them.
-    """
-
-    memo: RouteMemo
-    ranks: _Ranks
-    papers: set[str]
-    authors: set[str]
-    subjects: set[str]
-    order_kept: bool
-    """The papers that did not move are in their old order (else no ranked list is reused)."""
-    tainted: set[str]
-    """Authors of papers that moved."""
-    shifted_before: list[int]
-    """Old ranks of the papers that moved or changed subjects, sorted (``keeps_nearby``)."""
-    shifted_now: list[int]
-    """Their ranks now, sorted."""
-    profiled_kept: bool
-    """The unchanged profiled authors are in their old order."""
-
-    @classmethod
-    def of(cls, memo: RouteMemo, catalog: Catalog, ranks: _Ranks) -> _Changes:
-        if not memo.order:  # nothing to reuse (nor to compare with)
-            return cls(memo, ranks, set(), set(), set(), False, set(), [], [], False)
-        papers = {p.id for p in catalog.papers
-                  if (plan := memo.papers.get(p.id)) is None or plan.paper is not p}
-        papers.update(memo.papers.keys() - ranks.rank.keys())
-        authors = {a.id for a in catalog.authors
-                   if (done := memo.authors.get(a.id)) is None or done.author is not a}
-        authors.update(memo.authors.keys() - ranks.authors.keys())
-        subjects = {s.code for s in catalog.subjects if memo.subjects.get(s.code) is not s}
-        subjects.update(memo.subjects.keys() - ranks.subjects.keys())
-        moved = _moved(memo, catalog, ranks, papers)
-        order_kept = not moved or ([i for i in memo.order if i not in moved]
-                                   == [i for i in ranks.order if i not in moved])
-        tainted = {a for i in moved for p in _versions(memo, catalog, ranks, i)
-                   for a in p.all_author_ids}
-        shifted = moved | _resubjected(memo, catalog, ranks, papers)
-        profiled_kept = ([a for a in memo.profiled if a not in authors]
-                         == [a.id for a in catalog.profiled_authors if a.id not in authors])
-        return cls(memo, ranks, papers, authors, subjects, order_kept, tainted,
-                   sorted(memo.rank[i] for i in shifted if i in memo.rank),
-                   sorted(ranks.rank[i] for i in shifted if i in ranks.rank), profiled_kept)
-
-    def keeps_related(self, paper: Paper, old: _PaperPlan) -> bool:
-        """Are the papers related by authors those of ``old``? (Same authors, and none of
-        their papers moved, so ranks among those papers are as they were.)"""
-        ids = paper.all_author_ids
-        return (self.order_kept and old.paper.all_author_ids == ids
-                and self.authors.isdisjoint(ids) and self.tainted.isdisjoint(ids))
-
-    def keeps_nearby(self, paper: Paper, old: _PaperPlan
-                     ) -> tuple[tuple[str, ...], tuple[int, int]] | None:
-        """The papers ``old`` relates by subject, and the span of ranks they were read from,
-        now; None when they may differ.
-
-        A span that holds no paper that moved or changed subjects, before or now, holds the
-        same papers in the same order (the others kept theirs), perhaps shifted as a whole:
-        each subject's neighbours, and their distances, are as they were.
-        """
-        if not self.order_kept or old.paper.subjects != paper.subjects:
-            return None
-        if not self.shifted_before and not self.shifted_now:
-            return old.nearby, old.span
-        lo, hi = old.span
-        if _any_within(self.shifted_before, lo, hi):
-            return None
-        start = 0 if lo == 0 else self.ranks.rank[self.memo.order[lo]]
-        end = (len(self.ranks.order) - 1 if hi == len(self.memo.order) - 1
-               else self.ranks.rank[self.memo.order[hi]])
-        return None if _any_within(self.shifted_now, start, end) else (old.nearby, (start, end))
-
-    def keeps_route(self, paper: Paper, old: _PaperPlan, related: tuple[str, ...],
-                    nearby: tuple[str, ...]) -> bool:
-        """Does ``old``'s route show exactly these objects?"""
-        return (old.paper is paper and related == old.related and nearby == old.nearby
-                and self.authors.isdisjoint(paper.all_author_ids)
-                and self.subjects.isdisjoint(paper.subjects)
-                and self.papers.isdisjoint(related) and self.papers.isdisjoint(nearby))
-
-    def keeps_author(self, author: Author, old: _AuthorPlan) -> bool:
-        """Does ``old``'s route show the very objects this author's would? (The author, its
-        papers, co-authors and subjects; the papers in rank order, and the profiled among the
-        co-authors in their order, which hold as long as the others kept theirs.)"""
-        return (old.author is author and self.papers.isdisjoint(author.paper_ids)
-                and self.authors.isdisjoint(old.coauthors)
-                and self.subjects.isdisjoint(old.subjects))
-
-    def same_as_before(self, route: Route) -> Route:
-        """Last plan's route for this URL when it is equal, so the renderer sees it is."""
-        old = self.memo.routes.get(route.url)
-        return old if old is not None and _same_route(old, route) else route
-
-
-def _moved(memo: RouteMemo, catalog: Catalog, ranks: _Ranks, changed: set[str]) -> set[str]:
-    """Changed papers that are new, gone, or sort differently (none when no rank changed)."""
-    if ranks.order == memo.order:
-        return set()
-    return {i for i in changed if i not in memo.papers or i not in ranks.rank
-            or _newest_first(memo.papers[i].paper) != _newest_first(catalog.paper(i))}
-
-
-def _resubjected(memo: RouteMemo, catalog: Catalog, ranks: _Ranks, changed: set[str]
-                 ) -> set[str]:
-    """Changed papers, in both plans, whose subjects changed."""
-    return {i for i in changed if i in memo.papers and i in ranks.rank
-            and memo.papers[i].paper.subjects != catalog.paper(i).subjects}
-
-
-def _versions(memo: RouteMemo, catalog: Catalog, ranks: _Ranks, paper_id: str) -> list[Paper]:
-    """The paper as the memo's plan had it and as it is now, where it exists."""
-    before = memo.papers.get(paper_id)
-    return ([before.paper] if before is not None else []) + (
-        [catalog.paper(paper_id)] if paper_id in ranks.rank else [])
-
-
-def _any_within(sorted_ranks: list[int], lo: int, hi: int) -> bool:
-    """Is any of these ranks between lo and hi (inclusive)?"""
-    at = bisect.bisect_left(sorted_ranks, lo)
-    return at < len(sorted_ranks) and sorted_ranks[at] <= hi
-
-
 def _route(url: str, template: str, source: str = "", /, **context: object) -> Route:
     return Route(url, output_path(url), template, context, source)
 
 
-def _collisions(routes: Iterable[Route]) -> list[Diagnostic]:
+def collisions(routes: Iterable[Route]) -> list[Diagnostic]:
+    """An error for each route whose output file an earlier route writes already."""
     seen: dict[str, Route] = {}
     problems = []
     for route in routes:
@@ -389,7 +224,7 @@ def _collisions(routes: Iterable[Route]) -> list[Diagnostic]:
 
 def by_year(papers: Iterable[Paper]) -> tuple[tuple[int | None, tuple[Paper, ...]], ...]:
     """Papers grouped by year, newest first, papers with no year last."""
-    return _grouped_by_year(sorted(papers, key=_newest_first))
+    return _grouped_by_year(sorted(papers, key=newest_first))
 
 
 def _grouped_by_year(newest_first: Iterable[Paper]) -> tuple[tuple[int | None, tuple[Paper, ...]], ...]:
@@ -398,10 +233,10 @@ def _grouped_by_year(newest_first: Iterable[Paper]) -> tuple[tuple[int | None, t
 
 
 _YEAR = attrgetter("year")
-_ID = attrgetter("id")
 
 
-def _newest_first(paper: Paper) -> tuple[bool, int, str]:
+def newest_first(paper: Paper) -> tuple[bool, int, str]:
+    """The site's order of papers: newest first, undated last, then by title."""
     return (paper.year is None, -(paper.year or 0), paper.title.casefold())
 
 
@@ -410,47 +245,33 @@ def _subject_groups(subjects: tuple[Subject, ...]) -> tuple[tuple[str, tuple[Sub
     return tuple((g, tuple(members)) for g, members in groupby(ordered, key=lambda s: s.group))
 
 
-@dataclass(frozen=True, slots=True)
-class _PaperPlan:
-    """A paper's route, with what the next plan needs to tell whether it still holds."""
-
-    paper: Paper
-    route: Route
-    related: tuple[str, ...]
-    """Ids of the papers related by authors."""
-    nearby: tuple[str, ...]
-    """Ids of the papers related by subject."""
-    span: tuple[int, int]
-    """The ranks those were read from (``related.by_subject``)."""
+def profiled_places(catalog: Catalog) -> dict[str, int]:
+    """Each profiled author's place in the site's order of them (``author_routes``)."""
+    return {a.id: i for i, a in enumerate(catalog.profiled_authors)}
 
 
-def _paper_plan(catalog: Catalog, paper: Paper, ranks: _Ranks, changes: _Changes) -> _PaperPlan:
-    """Last plan's when the paper, its authors, subjects and related papers are the same;
-    its related papers are looked for again only where they may differ."""
-    old = changes.memo.papers.get(paper.id)
-    related = old.related if old is not None and changes.keeps_related(paper, old) else None
-    kept = changes.keeps_nearby(paper, old) if old is not None else None
-    if related is None:
-        ids = paper.all_author_ids
-        related = _ids(ranks, by_authors(ranks.rank[paper.id], [ranks.authors[a] for a in ids],
-                                         [ranks.author_sets.get(a) for a in ids]))
-    if kept is None:
-        found, span = by_subject(ranks.rank[paper.id], [ranks.subjects[c] for c in paper.subjects],
-                                 len(ranks.order))
-        kept = _ids(ranks, found), span
-    nearby, span = kept
-    if old is not None and changes.keeps_route(paper, old, related, nearby):
-        return old if span == old.span else replace(old, span=span)
-    return _PaperPlan(paper, _paper_route(catalog, ranks, paper, related, nearby), related, nearby,
-                      span)
+def related_by_authors(ranks: Ranks, paper: Paper) -> tuple[str, ...]:
+    """The ids of the papers a paper's page relates to it by shared authors."""
+    ids = paper.all_author_ids
+    return _ids(ranks, by_authors(ranks.rank[paper.id], [ranks.authors[a] for a in ids],
+                                  [ranks.author_sets.get(a) for a in ids]))
 
 
-def _ids(ranks: _Ranks, found: Iterable[int]) -> tuple[str, ...]:
+def related_by_subject(ranks: Ranks, paper: Paper) -> tuple[tuple[str, ...], tuple[int, int]]:
+    """The ids of the papers a paper's page relates to it by subject, and the span of ranks
+    they were read from (``related.by_subject``)."""
+    found, span = by_subject(ranks.rank[paper.id], [ranks.subjects[c] for c in paper.subjects],
+                             len(ranks.order))
+    return _ids(ranks, found), span
+
+
+def _ids(ranks: Ranks, found: Iterable[int]) -> tuple[str, ...]:
     return tuple(map(ranks.order.__getitem__, found))
 
 
-def _paper_route(catalog: Catalog, ranks: _Ranks, paper: Paper, related: tuple[str, ...],
-                 nearby: tuple[str, ...]) -> Route:
+def paper_route(catalog: Catalog, ranks: Ranks, paper: Paper, related: tuple[str, ...],
+                nearby: tuple[str, ...]) -> Route:
+    """A paper's page, showing the papers ``related`` (by authors) and ``nearby`` (by subject)."""
     return _route(
         paper_url(paper.id), "paper.html", paper=paper,
         authors=tuple(map(catalog.author, paper.author_ids)),
@@ -461,56 +282,11 @@ def _paper_route(catalog: Catalog, ranks: _Ranks, paper: Paper, related: tuple[s
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _AuthorPlan:
-    """An author's routes (its pages of papers), and the co-authors and subjects it counts
-    (for the next plan)."""
+def author_routes(catalog: Catalog, profiled: Mapping[str, int], author: Author, ranks: Ranks,
+                  size: int) -> tuple[tuple[Route, ...], tuple[str, ...], tuple[str, ...]]:
+    """An author's pages of papers, with the ids of the co-authors and the subjects they count.
 
-    author: Author
-    routes: tuple[Route, ...]
-    coauthors: tuple[str, ...]
-    subjects: tuple[str, ...]
-
-
-def _author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
-                 ranks: _Ranks, changes: _Changes, size: int) -> _AuthorPlan:
-    """Last plan's when the author and everything its page shows are the same objects."""
-    old = changes.memo.authors.get(author.id)
-    if old is None or not changes.keeps_author(author, old):
-        return _new_author_plan(catalog, profiled, author, ranks, size)
-    if changes.order_kept and changes.profiled_kept:
-        return old
-    plan = _new_author_plan(catalog, profiled, author, ranks, size)  # its lists may be reordered
-    if len(plan.routes) == len(old.routes) and all(map(_same_route, plan.routes, old.routes)):
-        return replace(plan, routes=old.routes)
-    return plan
-
-
-def _same_route(old: Route, new: Route) -> bool:
-    """Equal routes whose authors and subjects list the same papers: their equality leaves
-    the lists out (model.py), and a page may show them."""
-    return old == new and _paper_lists(old.context) == _paper_lists(new.context)
-
-
-def _paper_lists(value: object) -> list[tuple[str, ...]]:
-    """The paper list of every author and subject in a route's context, in a fixed order."""
-    found, stack = [], [value]
-    while stack:
-        item = stack.pop()
-        if type(item) is Paper:  # most of them: the papers index lists thousands
-            continue
-        if isinstance(item, (Author, Subject)):
-            found.append(item.members)
-        elif isinstance(item, (tuple, list)):
-            stack.extend(item)
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-    return found
-
-
-def _new_author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
-                     ranks: _Ranks, size: int) -> _AuthorPlan:
-    """``profiled``: each profiled author's place in the site's order of them. The profiled
+    ``profiled``: each profiled author's place in the site's order of them. The profiled
     co-authors are found among the co-authors, not the other way round: every author
     scanning every profiled one cost 33 million probes at 100,000 papers."""
     papers = [catalog.paper(pid) for pid in author.paper_ids]
@@ -531,7 +307,7 @@ def _new_author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Auth
     routes = tuple(_route(pager.url(pager.number), "author.html", pager=pager, **whole, **lists,
                           **(overview if pager.number == 1 else _NO_OVERVIEW))
                    for pager, lists in _paper_pages(author_url(author.id), newest_first, size))
-    return _AuthorPlan(author, routes, tuple(coauthors), tuple(subjects))
+    return routes, tuple(coauthors), tuple(subjects)
 
 
 COAUTHORS = 200

@@ -1,4 +1,5 @@
-"""CatalogMemo: a rebuild through the memo gives exactly what a fresh build_catalog gives.
+"""incremental.catalog.CatalogMemo against its specification, catalog.assemble.build_catalog:
+after every step of random edit sequences the memo gives exactly what build_catalog gives.
 
 Dumps are made the way a Builder's FileCache hands them over: an unchanged dump is the very
 same object as last time, a changed (or merely re-read) one is a new object with new records.
@@ -13,8 +14,11 @@ from conftest import SEEDS, abstract
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import site_gen.catalog.assemble as catalog_module
-from site_gen.catalog.assemble import CatalogMemo, build_catalog
+import site_gen.incremental.catalog as memo_module
+from site_gen.catalog.assemble import build_catalog
+from site_gen.catalog.merge import group_records
+from site_gen.incremental.catalog import CatalogMemo
+from site_gen.incremental.grouping import Regrouping
 from site_gen.model import Catalog, Dump, Link, Record, SourceRef
 from site_gen.read.curation import AuthorEdit, Curation, Pairing, PaperEdit
 from site_gen.read.dumps import read_dump
@@ -121,7 +125,7 @@ def strict(built: tuple[Catalog, list]) -> tuple:
 
 def assert_same_as_fresh(project: Project, memo: CatalogMemo) -> None:
     dumps = list(project.dumps.values())
-    assert strict(build_catalog(dumps, project.curation, memo)) == \
+    assert strict(memo.build(dumps, project.curation)) == \
         strict(build_catalog(dumps, project.curation))
 
 
@@ -137,6 +141,19 @@ def test_random_edits_build_what_a_fresh_build_builds(start: list[tuple], ops: l
         assert_same_as_fresh(project, memo)
 
 
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(operation, min_size=1, max_size=20))
+def test_regrouping_groups_as_group_records_does(ops: list[tuple]) -> None:
+    """``Regrouping.update`` against its specification, ``group_records`` of every record in
+    path order: the same groups, in order, and the same warnings."""
+    project, regrouping = Project(), Regrouping()
+    for op in ops:
+        project.apply(op)
+        dumps = sorted(project.dumps.values(), key=lambda d: d.path)
+        assert regrouping.update(dumps) == group_records([r for d in dumps for r in d.records])
+
+
 def seed_dumps() -> list[Dump]:
     return [read_dump(f"content/dumps/{p.name}", p.read_bytes())[0]
             for p in sorted(SEEDS.iterdir())]
@@ -144,11 +161,11 @@ def seed_dumps() -> list[Dump]:
 
 def test_a_one_dump_edit_keeps_the_other_dumps_papers_as_the_same_objects() -> None:
     dumps, memo = seed_dumps(), CatalogMemo()
-    before, _ = build_catalog(dumps, Curation(), memo)
+    before, _ = memo.build(dumps, Curation())
     first = dumps[0]
     edited = replace(first.records[0], abstract=first.records[0].abstract + " Revised.")
     dumps[0] = replace(first, records=(edited,) + first.records[1:])
-    after, diagnostics = build_catalog(dumps, Curation(), memo)
+    after, diagnostics = memo.build(dumps, Curation())
     assert strict((after, diagnostics)) == strict(build_catalog(dumps, Curation()))
     kept = {id(p) for p in before.papers}
     made_again = {p.id for p in after.papers if id(p) not in kept}
@@ -159,12 +176,12 @@ def test_a_one_dump_edit_keeps_the_other_dumps_papers_as_the_same_objects() -> N
 def test_a_dump_read_again_makes_again_only_the_papers_of_its_changed_records() -> None:
     """Reading a dump again gives new record objects; the equal ones are taken for the old."""
     dumps, memo = seed_dumps(), CatalogMemo()
-    before, _ = build_catalog(dumps, Curation(), memo)
+    before, _ = memo.build(dumps, Curation())
     first = dumps[0]
     edited = replace(first.records[1], abstract=first.records[1].abstract + " Revised.")
     copies = tuple(replace(r) for r in first.records)  # equal, not the same objects
     dumps[0] = replace(first, records=copies[:1] + (edited,) + copies[2:])
-    after, diagnostics = build_catalog(dumps, Curation(), memo)
+    after, diagnostics = memo.build(dumps, Curation())
     assert strict((after, diagnostics)) == strict(build_catalog(dumps, Curation()))
     kept = {id(p) for p in before.papers}
     made_again = [p for p in after.papers if id(p) not in kept]
@@ -173,36 +190,36 @@ def test_a_dump_read_again_makes_again_only_the_papers_of_its_changed_records() 
     shifted = tuple(replace(r, source=replace(r.source, line=r.source.line + 2))
                     for r in dumps[0].records)
     dumps[0] = replace(first, records=(replace(edited, abstract=abstract("new paper")),) + shifted)
-    assert strict(build_catalog(dumps, Curation(), memo)) == \
+    assert strict(memo.build(dumps, Curation())) == \
         strict(build_catalog(dumps, Curation()))
 
 
 def test_seed_dumps_read_again_one_at_a_time() -> None:
     dumps, memo = seed_dumps(), CatalogMemo()
-    build_catalog(dumps, Curation(), memo)
+    memo.build(dumps, Curation())
     for i, dump in enumerate(dumps):
         dumps[i] = read_dump(dump.path, (SEEDS / dump.path.rsplit("/", 1)[1]).read_bytes())[0]
-        assert strict(build_catalog(dumps, Curation(), memo)) == strict(build_catalog(dumps, Curation()))
+        assert strict(memo.build(dumps, Curation())) == strict(build_catalog(dumps, Curation()))
     del dumps[1]
-    assert strict(build_catalog(dumps, Curation(), memo)) == strict(build_catalog(dumps, Curation()))
+    assert strict(memo.build(dumps, Curation())) == strict(build_catalog(dumps, Curation()))
 
 
 def test_dumps_sharing_a_path_are_merged_without_the_memo() -> None:
     dumps = seed_dumps()
     dumps.append(replace(dumps[0], owner="Someone Else"))
-    assert strict(build_catalog(dumps, Curation(), CatalogMemo())) == strict(build_catalog(dumps, Curation()))
+    assert strict(CatalogMemo().build(dumps, Curation())) == strict(build_catalog(dumps, Curation()))
 
 
 def test_after_an_error_the_memo_starts_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
     dumps, memo = seed_dumps(), CatalogMemo()
-    build_catalog(dumps, Curation(), memo)
+    memo.build(dumps, Curation())
     dumps[0] = replace(dumps[0], records=dumps[0].records[1:])
-    real = catalog_module._draft_paper
-    monkeypatch.setattr(catalog_module, "_draft_paper", lambda *a: 1 / 0)
+    real = memo_module.draft_paper
+    monkeypatch.setattr(memo_module, "draft_paper", lambda *a: 1 / 0)
     with pytest.raises(ZeroDivisionError):
-        build_catalog(dumps, Curation(), memo)
-    monkeypatch.setattr(catalog_module, "_draft_paper", real)
-    assert strict(build_catalog(dumps, Curation(), memo)) == strict(build_catalog(dumps, Curation()))
+        memo.build(dumps, Curation())
+    monkeypatch.setattr(memo_module, "draft_paper", real)
+    assert strict(memo.build(dumps, Curation())) == strict(build_catalog(dumps, Curation()))
 
 
 def record_spec(title: int, year: int, text: int) -> dict:
@@ -219,7 +236,7 @@ def test_a_title_losing_its_first_record_splits_its_group_and_warns_again() -> N
     assert_same_as_fresh(project, memo)
     project.apply(("remove dump", 0))
     assert_same_as_fresh(project, memo)
-    _, diagnostics = build_catalog(list(project.dumps.values()), project.curation, memo)
+    _, diagnostics = memo.build(list(project.dumps.values()), project.curation)
     assert any("suspected duplicate" in d.message for d in diagnostics)
 
 

@@ -1,0 +1,304 @@
+"""The planning stage for a Builder that rebuilds: ``plan.routes.plan_routes``, remembered.
+
+``RouteMemo.plan`` returns what ``plan_routes`` returns (it is the specification;
+tests/test_incremental_routes.py holds the memo to it on random edit sequences), in the same
+order. It plans with the same parts, but redoes only what an edit touched: a route made of
+the very objects it was made from last time is last time's Route object (so the renderer
+sees it is), and the related-paper lists, the costly part, are computed again only for
+papers whose authors, subjects or neighbours in date order changed.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from itertools import chain
+
+from site_gen.model import Author, Catalog, Paper, Subject
+from site_gen.plan.routes import (
+    Ranks,
+    Route,
+    author_routes,
+    collisions,
+    index_routes,
+    newest_first,
+    page_route,
+    paper_route,
+    profiled_places,
+    related_by_authors,
+    related_by_subject,
+    subject_routes,
+)
+from site_gen.read.pages import Page
+from site_gen.util.diagnostics import Diagnostic
+
+
+class RouteMemo:
+    """The last plan, which the next ``plan`` reuses where nothing changed.
+
+    Only ever one plan: each call replaces the content, so a long watch session keeps one
+    plan (about what its routes hold anyway), never a history.
+    """
+
+    def __init__(self) -> None:
+        self._forget()
+
+    def plan(self, catalog: Catalog, pages: tuple[Page, ...], recent: int = 10,
+             page_size: int = 100) -> tuple[tuple[Route, ...], list[Diagnostic]]:
+        """``plan_routes(catalog, pages, recent, page_size)``, reusing last plan where it still
+        holds (see ``_Changes``); then this plan replaces the last."""
+        if page_size != self.page_size:
+            self._forget()
+        ranks = Ranks.of(catalog)
+        changes = _Changes.of(self, catalog, ranks)
+        index = index_routes(catalog, ranks.by_rank, recent, page_size)
+        papers = [_paper_plan(catalog, p, ranks, changes) for p in catalog.papers]
+        profiled = profiled_places(catalog)
+        authors = [_author_plan(catalog, profiled, a, ranks, changes, page_size)
+                   for a in catalog.authors]
+        others = [changes.same_as_before(r) for r in chain(
+            index, subject_routes(catalog, ranks, page_size), map(page_route, pages))]
+        self._remember(catalog, ranks, papers, authors, others, page_size)
+        routes = (others[:len(index)] + [plan.route for plan in papers]
+                  + [route for plan in authors for route in plan.routes] + others[len(index):])
+        return tuple(routes), collisions(routes)
+
+    def _forget(self) -> None:
+        self.order: tuple[str, ...] = ()
+        """Paper ids, newest first."""
+        self.rank: dict[str, int] = {}
+        """Paper id -> its place in ``order``."""
+        self.papers: dict[str, _PaperPlan] = {}
+        self.authors: dict[str, _AuthorPlan] = {}
+        self.subjects: dict[str, Subject] = {}
+        self.profiled: tuple[str, ...] = ()
+        self.routes: dict[str, Route] = {}
+        """The other routes (the lists, subjects, Markdown pages) by URL."""
+        self.page_size = 0
+        """The page size the plan split its lists by."""
+
+    def _remember(self, catalog: Catalog, ranks: Ranks, papers: list[_PaperPlan],
+                  authors: list[_AuthorPlan], routes: list[Route], page_size: int) -> None:
+        """Hold this plan instead of the previous one."""
+        self.page_size = page_size
+        self.order, self.rank = ranks.order, ranks.rank
+        self.papers = {plan.paper.id: plan for plan in papers}
+        self.authors = {plan.author.id: plan for plan in authors}
+        self.subjects = {s.code: s for s in catalog.subjects}
+        self.profiled = tuple(a.id for a in catalog.profiled_authors)
+        self.routes = {route.url: route for route in routes}
+
+
+@dataclass(frozen=True, slots=True)
+class _Changes:
+    """What changed since the memo's plan: ids whose object is new, gone or another object.
+
+    Catalogs are interned (incremental/cache.py), so an unchanged paper, author or subject is the very
+    object it was, and a route made only of such objects can be last plan's Route. Related
+    papers are kept as ids, valid while what they were computed from holds: papers that
+    *moved* (new, gone, or sorted elsewhere by a new year or title) shift the ranks of others,
+    which matters only to lists that count those papers or measure distances across them.
+    """
+
+    memo: RouteMemo
+    ranks: Ranks
+    papers: set[str]
+    authors: set[str]
+    subjects: set[str]
+    order_kept: bool
+    """The papers that did not move are in their old order (else no ranked list is reused)."""
+    tainted: set[str]
+    """Authors of papers that moved."""
+    shifted_before: list[int]
+    """Old ranks of the papers that moved or changed subjects, sorted (``keeps_nearby``)."""
+    shifted_now: list[int]
+    """Their ranks now, sorted."""
+    profiled_kept: bool
+    """The unchanged profiled authors are in their old order."""
+
+    @classmethod
+    def of(cls, memo: RouteMemo, catalog: Catalog, ranks: Ranks) -> _Changes:
+        if not memo.order:  # nothing to reuse (nor to compare with)
+            return cls(memo, ranks, set(), set(), set(), False, set(), [], [], False)
+        papers = {p.id for p in catalog.papers
+                  if (plan := memo.papers.get(p.id)) is None or plan.paper is not p}
+        papers.update(memo.papers.keys() - ranks.rank.keys())
+        authors = {a.id for a in catalog.authors
+                   if (done := memo.authors.get(a.id)) is None or done.author is not a}
+        authors.update(memo.authors.keys() - ranks.authors.keys())
+        subjects = {s.code for s in catalog.subjects if memo.subjects.get(s.code) is not s}
+        subjects.update(memo.subjects.keys() - ranks.subjects.keys())
+        moved = _moved(memo, catalog, ranks, papers)
+        order_kept = not moved or ([i for i in memo.order if i not in moved]
+                                   == [i for i in ranks.order if i not in moved])
+        tainted = {a for i in moved for p in _versions(memo, catalog, ranks, i)
+                   for a in p.all_author_ids}
+        shifted = moved | _resubjected(memo, catalog, ranks, papers)
+        profiled_kept = ([a for a in memo.profiled if a not in authors]
+                         == [a.id for a in catalog.profiled_authors if a.id not in authors])
+        return cls(memo, ranks, papers, authors, subjects, order_kept, tainted,
+                   sorted(memo.rank[i] for i in shifted if i in memo.rank),
+                   sorted(ranks.rank[i] for i in shifted if i in ranks.rank), profiled_kept)
+
+    def keeps_related(self, paper: Paper, old: _PaperPlan) -> bool:
+        """Are the papers related by authors those of ``old``? (Same authors, and none of
+        their papers moved, so ranks among those papers are as they were.)"""
+        ids = paper.all_author_ids
+        return (self.order_kept and old.paper.all_author_ids == ids
+                and self.authors.isdisjoint(ids) and self.tainted.isdisjoint(ids))
+
+    def keeps_nearby(self, paper: Paper, old: _PaperPlan
+                     ) -> tuple[tuple[str, ...], tuple[int, int]] | None:
+        """The papers ``old`` relates by subject, and the span of ranks they were read from,
+        now; None when they may differ.
+
+        A span that holds no paper that moved or changed subjects, before or now, holds the
+        same papers in the same order (the others kept theirs), perhaps shifted as a whole:
+        each subject's neighbours, and their distances, are as they were.
+        """
+        if not self.order_kept or old.paper.subjects != paper.subjects:
+            return None
+        if not self.shifted_before and not self.shifted_now:
+            return old.nearby, old.span
+        lo, hi = old.span
+        if _any_within(self.shifted_before, lo, hi):
+            return None
+        start = 0 if lo == 0 else self.ranks.rank[self.memo.order[lo]]
+        end = (len(self.ranks.order) - 1 if hi == len(self.memo.order) - 1
+               else self.ranks.rank[self.memo.order[hi]])
+        return None if _any_within(self.shifted_now, start, end) else (old.nearby, (start, end))
+
+    def keeps_route(self, paper: Paper, old: _PaperPlan, related: tuple[str, ...],
+                    nearby: tuple[str, ...]) -> bool:
+        """Does ``old``'s route show exactly these objects?"""
+        return (old.paper is paper and related == old.related and nearby == old.nearby
+                and self.authors.isdisjoint(paper.all_author_ids)
+                and self.subjects.isdisjoint(paper.subjects)
+                and self.papers.isdisjoint(related) and self.papers.isdisjoint(nearby))
+
+    def keeps_author(self, author: Author, old: _AuthorPlan) -> bool:
+        """Does ``old``'s route show the very objects this author's would? (The author, its
+        papers, co-authors and subjects; the papers in rank order, and the profiled among the
+        co-authors in their order, which hold as long as the others kept theirs.)"""
+        return (old.author is author and self.papers.isdisjoint(author.paper_ids)
+                and self.authors.isdisjoint(old.coauthors)
+                and self.subjects.isdisjoint(old.subjects))
+
+    def same_as_before(self, route: Route) -> Route:
+        """Last plan's route for this URL when it is equal, so the renderer sees it is."""
+        old = self.memo.routes.get(route.url)
+        return old if old is not None and _same_route(old, route) else route
+
+
+def _moved(memo: RouteMemo, catalog: Catalog, ranks: Ranks, changed: set[str]) -> set[str]:
+    """Changed papers that are new, gone, or sort differently (none when no rank changed)."""
+    if ranks.order == memo.order:
+        return set()
+    return {i for i in changed if i not in memo.papers or i not in ranks.rank
+            or newest_first(memo.papers[i].paper) != newest_first(catalog.paper(i))}
+
+
+def _resubjected(memo: RouteMemo, catalog: Catalog, ranks: Ranks, changed: set[str]
+                 ) -> set[str]:
+    """Changed papers, in both plans, whose subjects changed."""
+    return {i for i in changed if i in memo.papers and i in ranks.rank
+            and memo.papers[i].paper.subjects != catalog.paper(i).subjects}
+
+
+def _versions(memo: RouteMemo, catalog: Catalog, ranks: Ranks, paper_id: str) -> list[Paper]:
+    """The paper as the memo's plan had it and as it is now, where it exists."""
+    before = memo.papers.get(paper_id)
+    return ([before.paper] if before is not None else []) + (
+        [catalog.paper(paper_id)] if paper_id in ranks.rank else [])
+
+
+def _any_within(sorted_ranks: list[int], lo: int, hi: int) -> bool:
+    """Is any of these ranks between lo and hi (inclusive)?"""
+    at = bisect.bisect_left(sorted_ranks, lo)
+    return at < len(sorted_ranks) and sorted_ranks[at] <= hi
+
+
+@dataclass(frozen=True, slots=True)
+class _PaperPlan:
+    """A paper's route, with what the next plan needs to tell whether it still holds."""
+
+    paper: Paper
+    route: Route
+    related: tuple[str, ...]
+    """Ids of the papers related by authors."""
+    nearby: tuple[str, ...]
+    """Ids of the papers related by subject."""
+    span: tuple[int, int]
+    """The ranks those were read from (``related.by_subject``)."""
+
+
+def _paper_plan(catalog: Catalog, paper: Paper, ranks: Ranks, changes: _Changes) -> _PaperPlan:
+    """Last plan's when the paper, its authors, subjects and related papers are the same;
+    its related papers are looked for again only where they may differ."""
+    old = changes.memo.papers.get(paper.id)
+    related = old.related if old is not None and changes.keeps_related(paper, old) else None
+    kept = changes.keeps_nearby(paper, old) if old is not None else None
+    if related is None:
+        related = related_by_authors(ranks, paper)
+    if kept is None:
+        kept = related_by_subject(ranks, paper)
+    nearby, span = kept
+    if old is not None and changes.keeps_route(paper, old, related, nearby):
+        return old if span == old.span else replace(old, span=span)
+    return _PaperPlan(paper, paper_route(catalog, ranks, paper, related, nearby), related, nearby,
+                      span)
+
+
+@dataclass(frozen=True, slots=True)
+class _AuthorPlan:
+    """An author's routes (its pages of papers), and the co-authors and subjects it counts
+    (for the next plan)."""
+
+    author: Author
+    routes: tuple[Route, ...]
+    coauthors: tuple[str, ...]
+    subjects: tuple[str, ...]
+
+
+def _author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
+                 ranks: Ranks, changes: _Changes, size: int) -> _AuthorPlan:
+    """Last plan's when the author and everything its page shows are the same objects."""
+    old = changes.memo.authors.get(author.id)
+    if old is None or not changes.keeps_author(author, old):
+        return _new_author_plan(catalog, profiled, author, ranks, size)
+    if changes.order_kept and changes.profiled_kept:
+        return old
+    plan = _new_author_plan(catalog, profiled, author, ranks, size)  # its lists may be reordered
+    if len(plan.routes) == len(old.routes) and all(map(_same_route, plan.routes, old.routes)):
+        return replace(plan, routes=old.routes)
+    return plan
+
+
+def _same_route(old: Route, new: Route) -> bool:
+    """Equal routes whose authors and subjects list the same papers: their equality leaves
+    the lists out (model.py), and a page may show them."""
+    return old == new and _paper_lists(old.context) == _paper_lists(new.context)
+
+
+def _paper_lists(value: object) -> list[tuple[str, ...]]:
+    """The paper list of every author and subject in a route's context, in a fixed order."""
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is Paper:  # most of them: the papers index lists thousands
+            continue
+        if isinstance(item, (Author, Subject)):
+            found.append(item.members)
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return found
+
+
+
+
+def _new_author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
+                     ranks: Ranks, size: int) -> _AuthorPlan:
+    return _AuthorPlan(author, *author_routes(catalog, profiled, author, ranks, size))
