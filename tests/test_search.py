@@ -69,7 +69,7 @@ def test_doc_numbers_ascend_and_an_edit_moves_few(keys: list[str], data) -> None
     numbers of few others (the rest of its chunk, sometimes of its block), not of all after."""
     starts = [i % 700 == 0 for i in range(len(keys))]
     numbers, span = doc_numbers(keys, starts)
-    assert numbers == sorted(set(numbers)) and numbers[-1] < span and span % 64 == 0
+    assert numbers == sorted(set(numbers)) and numbers[-1] < span and span % 128 == 0
     assert all(numbers[i] % 4 == 0 for i in range(len(keys)) if starts[i])  # a chunk starts
     at = data.draw(st.integers(0, len(keys)))
     new = data.draw(st.text(min_size=9, max_size=12))  # not among the keys
@@ -124,7 +124,7 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
     root, read = small_index
     meta = read("meta.json")
     assert meta["version"] == 4 and meta["docs"] == 4  # + Ann Lee
-    assert meta["papers"] == 64 and meta["numbers"] == 128  # room left (doc_numbers)
+    assert meta["papers"] == 128 and meta["numbers"] == 256  # room left (doc_numbers)
     assert meta["groups"] == [3, 16]
     assert meta["years"] == [[2024, 0, 1], [2023, 4, 1], [None, 8, 1]]  # a chunk each
     assert meta["subjects"] == [["cs.DC", "Distributed, Parallel, and Cluster Computing", 2],
@@ -143,7 +143,7 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
     assert field_ids(title) == [0] and field_ids(text) == [0]
     assert "batching" not in terms and "rollout" in terms and "rollouts" not in terms
     assert field_ids(terms["ann"].split(".")[1]) == [0, 4, 8]
-    assert decode_ids(terms["ann"].split(".")[0].split(",")[1]) == [64]  # her own entry, strongly
+    assert decode_ids(terms["ann"].split(".")[0].split(",")[1]) == [128]  # her own entry, strongly
     assert "the" not in terms and "for" not in terms
     assert set(read("v/74.json").split()) == {t for t in terms if t.startswith("t")}
     sizes = [len((root / INDEX_DIR / f"v/{key}.json").read_bytes()) for key in meta["letters"]]

@@ -50,12 +50,12 @@ PAPER_GROUP, AUTHOR_GROUP = 3, 16
 as many files as papers, yet a result list of ten downloads little besides the fragments it
 shows (at 4 papers a file, three quarters of a first query's fragment bytes were others'; at
 2, a site of 100,000 papers would pass GitLab Pages' 200,000 files)."""
-NUMBER_RUNS = ((16, 4), (256, 64))
-"""How doc numbers leave room (``doc_numbers``): a chunk starts at each document whose key's
-hash is a multiple of 16 and takes its size plus one rounded up to 4 numbers; a block starts
-where the hash is a multiple of 256 and takes its chunks' numbers rounded up to 64. An edit
-then moves the numbers of the rest of its chunk, rarely (about one insertion in four) of the
-rest of its block, and seldom (about one in forty) every later number."""
+NUMBER_RUNS = ((16, 4), (256, 32), (4096, 128))
+"""How doc numbers leave room (``doc_numbers``): a run of level k starts at each document
+whose key's hash is a multiple of ``NUMBER_RUNS[k][0]`` and takes the numbers of what it
+holds (a chunk, of level 0: its documents and one more) rounded up to ``NUMBER_RUNS[k][1]``.
+At 10,000 papers the numbers span 1.28 times as many as there are documents, and adding a
+paper moves the numbers of 18 others (median; 77 on average, at most a few thousand)."""
 EXCERPT_CHARS = 180
 """A paper's result shows at most this many characters of its abstract (``excerpt``)."""
 
@@ -315,28 +315,43 @@ def _group_json(fragments: list[bytes | None]) -> bytes:
 
 def doc_numbers(keys: list[str], starts: list[bool] | None = None) -> tuple[list[int], int]:
     """The doc numbers of documents in order, and how many numbers they span: ascending,
-    with room left after each run (``NUMBER_RUNS``) where the runs end at documents chosen
-    by their keys alone, so the numbers depend on the documents and not on any build before
-    (a clean build numbers as a rebuild does), yet an edit moves few of them: adding a paper
-    changes the numbers of the rest of its chunk (about 8 papers), not of every later one.
-    ``starts``: documents that start a chunk whatever their key (each year's first paper,
-    so that a year is a range of numbers of its own)."""
-    (chunk_every, chunk_round), (block_every, block_round) = NUMBER_RUNS
+    with room left after each run (``NUMBER_RUNS``), where runs end at documents chosen by
+    their keys alone. So the numbers depend on the documents, not on any build before (a
+    clean build numbers as a rebuild does), yet an edit moves few of them: adding a paper
+    moves the rest of its chunk (8 papers, on average), sometimes the rest of the run above
+    it, seldom more. ``starts``: documents that start a chunk whatever their key (each
+    year's first paper, so that a year is a range of numbers of its own)."""
+    levels = len(NUMBER_RUNS)
+    used = [0] * (levels + 1)
+    """used[0]: documents in the open chunk; used[k]: numbers taken by the closed runs of
+    level k - 1 in the open run of level k (used[levels]: by the closed top-level runs)."""
     numbers: list[int] = []
-    block = used = size = 0
     for at, key in enumerate(keys):
         mark = _key_hash(key)
-        if at and (mark % chunk_every == 0 or (starts is not None and starts[at])):
-            used += -(-(size + 1) // chunk_round) * chunk_round
-            size = 0
-            if mark % block_every == 0:
-                block += -(-used // block_round) * block_round
-                used = 0
-        numbers.append(block + used + size)
-        size += 1
+        if at:
+            level = -1
+            for k, (every, _) in enumerate(NUMBER_RUNS):
+                if mark % every:
+                    break
+                level = k
+            if level < 0 and starts is not None and starts[at]:
+                level = 0
+            _close_runs(used, level)
+        numbers.append(sum(used))
+        used[0] += 1
     if keys:
-        used += -(-(size + 1) // chunk_round) * chunk_round
-    return numbers, block + -(-used // block_round) * block_round
+        _close_runs(used, levels - 1)
+    return numbers, used[levels]
+
+
+def _close_runs(used: list[int], level: int) -> None:
+    """Close the open runs of levels 0 to ``level``: each takes its numbers (the chunk one
+    more than its documents) rounded up to its level's step, in the run above it."""
+    for k in range(level + 1):
+        taken = used[k] + (k == 0)
+        step = NUMBER_RUNS[k][1]
+        used[k + 1] += -(-taken // step) * step
+        used[k] = 0
 
 
 @functools.lru_cache(maxsize=1 << 17)
@@ -532,6 +547,8 @@ class SearchMemo:
         self.terms: list[Terms] = []
         self.index: dict[str, list[list[int]]] = {}
         self.encoded: dict[str, str] = {}
+        self.parts: dict[str, list[str]] = {}
+        """Each term's lists encoded (``encode_ids``), of which ``encoded`` is joined."""
         self.term_json: dict[str, str] = {}
         self.vocabulary: set[str] = set()
         self.sorted_terms: list[str] = []
@@ -666,25 +683,25 @@ def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
     return index
 
 
-def _update_postings(memo: SearchMemo, terms: list[Terms]) -> set[str]:
-    """Change ``memo.index`` from the old documents' terms to ``terms`` (same documents, same
-    numbers); the terms whose lists changed."""
-    touched: set[str] = set()
+def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]]:
+    """Change ``memo.index`` from the old documents' terms to ``terms`` (as many numbers);
+    the terms whose lists changed, each with the lists (``field * LEVELS + level``)."""
+    touched: dict[str, set[int]] = defaultdict(set)
     index = memo.index
-    for number, (old, new) in enumerate(zip(memo.terms, terms, strict=True)):
-        if old is new:
-            continue
+    for number in itertools.compress(range(len(terms)),
+                                     map(operator.is_not, memo.terms, terms)):
+        old, new = memo.terms[number], terms[number]
         for field in range(4):
             for term, strength in old[field] - new[field]:
                 ids = index[term][field * LEVELS + strength]
                 del ids[bisect.bisect_left(ids, number)]
-                touched.add(term)
+                touched[term].add(field * LEVELS + strength)
             for term, strength in new[field] - old[field]:
                 lists = index.get(term)
                 if lists is None:
                     lists = index[term] = _no_lists()
                 bisect.insort(lists[field * LEVELS + strength], number)
-                touched.add(term)
+                touched[term].add(field * LEVELS + strength)
     for term in touched:
         if not any(index[term]):
             del index[term]
@@ -702,17 +719,24 @@ def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, s
         return {t: encode_term(lists, total) for t, lists in index.items()}
     terms = [NO_TERMS if d is None else d.terms for d in docs]
     if memo.counted == total and \
-            sum(old is not new for old, new in zip(memo.terms, terms)) <= 16 + total // 10:
+            sum(map(operator.is_not, memo.terms, terms)) <= 16 + total // 4:
         memo.counted = None  # until the update below is complete
-        for term in _update_postings(memo, terms):
+        for term, slots in _update_postings(memo, terms).items():
             if term in memo.index:
-                memo.encoded[term] = encode_term(memo.index[term], total)
+                lists = memo.index[term]
+                parts = memo.parts.setdefault(term, [""] * (4 * LEVELS))  # a new term's
+                for slot in slots:
+                    parts[slot] = encode_ids(lists[slot], total)
+                memo.encoded[term] = _joined_term(parts)
             else:
                 memo.encoded.pop(term, None)
+                memo.parts.pop(term, None)
     else:
         memo.counted = None
         memo.index = _postings(terms)
-        memo.encoded = {t: encode_term(lists, total) for t, lists in memo.index.items()}
+        memo.parts = {t: [encode_ids(ids, total) for ids in lists]
+                      for t, lists in memo.index.items()}
+        memo.encoded = {t: _joined_term(parts) for t, parts in memo.parts.items()}
     memo.terms, memo.counted = terms, total
     return memo.encoded
 
@@ -751,9 +775,14 @@ def encode_ids(ids: list[int], total: int) -> str:
 def encode_term(lists: list[list[int]], total: int) -> str:
     """A term's field lists, separated by dots, each its ``LEVELS`` lists separated by
     commas; trailing empty lists dropped."""
-    fields = [",".join([encode_ids(lists[field * LEVELS + strength], total)
-                        for strength in range(LEVELS)]).rstrip(",") for field in range(4)]
-    return ".".join(fields).rstrip(".")
+    return _joined_term([encode_ids(ids, total) for ids in lists])
+
+
+def _joined_term(parts: list[str]) -> str:
+    """``encode_term`` from each list's ``encode_ids`` (kept: a rebuild encodes the lists an
+    edit changed, not the term's other lists)."""
+    return ".".join([",".join(parts[field * LEVELS:(field + 1) * LEVELS]).rstrip(",")
+                     for field in range(4)]).rstrip(".")
 
 
 def term_order(term: str) -> bytes:
