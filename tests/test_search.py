@@ -89,6 +89,19 @@ def test_doc_numbers_leave_most_documents_in_place() -> None:
     assert sorted(moved)[50] < 50  # the median insertion moves part of one block at most
 
 
+@given(st.integers(1, 3000).flatmap(lambda total: st.tuples(
+    st.just(total), st.sets(st.integers(0, total - 1)))))
+def test_posting_lists_are_the_shorter_of_gaps_and_bitmap(case) -> None:
+    total, ids = case
+    ordered = sorted(ids)
+    gaps = "".join(encode_number(b - a - 1) for a, b in zip([-1, *ordered], ordered))
+    bits = [0] * ((total + 5) // 6)
+    for i in ordered:
+        bits[i // 6] |= 1 << (i % 6)
+    bitmap = "~" + "".join(DIGITS[b] for b in bits)
+    assert encode_ids(ordered, total) == (gaps if len(gaps) <= len(bitmap) else bitmap)
+
+
 def test_dense_lists_become_bitmaps_and_numbers_are_short() -> None:
     assert encode_ids(list(range(0, 600, 2)), 600).startswith("~")
     assert not encode_ids([3, 900], 1000).startswith("~")
