@@ -19,6 +19,8 @@ import pytest
 import rispy
 import xmlschema
 from conftest import abstract, build, coauthor_dump, listing_dump, read_tree
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pylatexenc.latex2text import LatexNodes2Text
 
 from site_gen.catalog.assemble import build_catalog
@@ -480,3 +482,18 @@ def test_lone_surrogate_in_yaml_is_a_diagnostic_not_a_crash(make_project) -> Non
     assert not result.ok
     errors = [str(d) for d in result.diagnostics if d.severity.name == "ERROR"]
     assert [e[:30] for e in errors] == ["content/curation.yaml:3: inval"]
+
+
+@settings(max_examples=200)
+@given(st.lists(st.text(st.characters(blacklist_categories=("Cs",)))),
+       st.sampled_from([("urlset", "url"), ("sitemapindex", "sitemap")]))
+def test_sitemap_text_is_what_elementtree_writes(urls: list[str], kind: tuple[str, str]) -> None:
+    """The sitemap is written as text (fast); it must be ElementTree's indented tree."""
+    from site_gen.outputs.sitemap import SITEMAP_NS, _xml
+    root, item = kind
+    tree = ET.Element(root, {"xmlns": SITEMAP_NS})
+    for url in urls:
+        ET.SubElement(ET.SubElement(tree, item), "loc").text = "https://x.org/" + url
+    ET.indent(tree, space=" ")
+    expected = b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(tree, "utf-8") + b"\n"
+    assert _xml(root, item, urls, "https://x.org/") == expected

@@ -15,6 +15,7 @@ from site_gen.outputs.search import (
     INDEX_DIR,
     STOPWORDS,
     _shard_starts,
+    doc_numbers,
     encode_ids,
     encode_number,
     excerpt,
@@ -60,6 +61,47 @@ def test_posting_lists_round_trip(ids: set[int]) -> None:
     assert all(c in DIGITS or c == "~" for c in encoded)
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=3000, unique=True),
+       st.data())
+def test_doc_numbers_ascend_and_an_edit_moves_few(keys: list[str], data) -> None:
+    """Numbers are ascending and depend on the keys alone; adding a document moves the
+    numbers of few others (the rest of its chunk, sometimes of its block), not of all after."""
+    starts = [i % 700 == 0 for i in range(len(keys))]
+    numbers, span = doc_numbers(keys, starts)
+    assert numbers == sorted(set(numbers)) and numbers[-1] < span and span % 128 == 0
+    assert all(numbers[i] % 4 == 0 for i in range(len(keys)) if starts[i])  # a chunk starts
+    at = data.draw(st.integers(0, len(keys)))
+    new = data.draw(st.text(min_size=9, max_size=12))  # not among the keys
+    after, _ = doc_numbers([*keys[:at], new, *keys[at:]], [*starts[:at], False, *starts[at:]])
+    moved = sum(a != b for a, b in zip(numbers, after[:at] + after[at + 1:]))
+    assert moved <= len(keys) - at  # none before it
+
+
+def test_doc_numbers_leave_most_documents_in_place() -> None:
+    keys = [f"paper-{i}" for i in range(5000)]
+    numbers, span = doc_numbers(keys)
+    assert span < 1.4 * len(keys)
+    moved = []
+    for at in range(0, 5000, 50):  # 100 insertions
+        after, _ = doc_numbers([*keys[:at], f"new-{at}", *keys[at:]])
+        moved.append(sum(a != b for a, b in zip(numbers, after[:at] + after[at + 1:])))
+    assert sorted(moved)[50] < 50  # the median insertion moves part of one block at most
+
+
+@given(st.integers(1, 3000).flatmap(lambda total: st.tuples(
+    st.just(total), st.sets(st.integers(0, total - 1)))))
+def test_posting_lists_are_the_shorter_of_gaps_and_bitmap(case) -> None:
+    total, ids = case
+    ordered = sorted(ids)
+    gaps = "".join(encode_number(b - a - 1) for a, b in zip([-1, *ordered], ordered))
+    bits = [0] * ((total + 5) // 6)
+    for i in ordered:
+        bits[i // 6] |= 1 << (i % 6)
+    bitmap = "~" + "".join(DIGITS[b] for b in bits)
+    assert encode_ids(ordered, total) == (gaps if len(gaps) <= len(bitmap) else bitmap)
+
+
 def test_dense_lists_become_bitmaps_and_numbers_are_short() -> None:
     assert encode_ids(list(range(0, 600, 2)), 600).startswith("~")
     assert not encode_ids([3, 900], 1000).startswith("~")
@@ -94,9 +136,10 @@ def small_index(make_project):
 def test_manifest_years_subjects_and_shards(small_index) -> None:
     root, read = small_index
     meta = read("meta.json")
-    assert meta["version"] == 3 and meta["papers"] == 3 and meta["docs"] == 4  # + Ann Lee
+    assert meta["version"] == 4 and meta["docs"] == 4  # + Ann Lee
+    assert meta["papers"] == 128 and meta["numbers"] == 256  # room left (doc_numbers)
     assert meta["groups"] == [3, 16]
-    assert meta["years"] == [[2024, 0, 1], [2023, 1, 1], [None, 2, 1]]
+    assert meta["years"] == [[2024, 0, 1], [2023, 4, 1], [None, 8, 1]]  # a chunk each
     assert meta["subjects"] == [["cs.DC", "Distributed, Parallel, and Cluster Computing", 2],
                                 ["cs.LG", "Machine Learning", 2]]
     assert meta["shards"] == sorted(meta["shards"], key=term_order)
@@ -112,13 +155,14 @@ def test_manifest_years_subjects_and_shards(small_index) -> None:
     assert title.split(",")[1] == "0"  # doc 0, strongly: a short title
     assert field_ids(title) == [0] and field_ids(text) == [0]
     assert "batching" not in terms and "rollout" in terms and "rollouts" not in terms
-    assert field_ids(terms["ann"].split(".")[1]) == [0, 1, 2]
-    assert decode_ids(terms["ann"].split(".")[0].split(",")[1]) == [3]  # her own entry, strongly
+    assert field_ids(terms["ann"].split(".")[1]) == [0, 4, 8]
+    assert decode_ids(terms["ann"].split(".")[0].split(",")[1]) == [128]  # her own entry, strongly
     assert "the" not in terms and "for" not in terms
     assert set(read("v/74.json").split()) == {t for t in terms if t.startswith("t")}
     sizes = [len((root / INDEX_DIR / f"v/{key}.json").read_bytes()) for key in meta["letters"]]
     assert meta["vocabularies"] == sizes  # what search.js weighs before it fetches one
-    assert decode_ids(read("s/cs.DC.json")) == [1, 2]
+    assert decode_ids(read("s/cs.DC.json")) == [4, 8]
+    assert decode_ids(read("papers.json")) == [0, 4, 8]
 
 
 def test_fragments_and_search_json(small_index) -> None:
@@ -128,7 +172,8 @@ def test_fragments_and_search_json(small_index) -> None:
     assert first["u"] == "papers/tail-batching-for-synchronous-rl/" and first["a"] == ["Ann Lee"]
     assert first["x"] == excerpt(abstract("tail batching"))  # the abstract's opening
     assert first["x"].startswith("We study tail batching in") and first["x"].endswith("\u2026")
-    assert len(read("d/0.json")) == 3  # one file of papers
+    assert len(read("d/0.json")) == 1 and [f and f["y"] for f in read("d/1.json")] == [None, 2023]
+    assert read("d/2.json")[:2] == [None, None] and read("d/2.json")[2]["y"] is None  # number 8
     assert read("a/0.json") == [{"c": 3, "n": "Ann Lee", "p": True, "u": "authors/ann-lee/"}]
     listing = json.loads((root / "search.json").read_text(encoding="utf-8"))
     assert listing["version"] == 3 and listing["index"] == "search/index/meta.json"

@@ -10,6 +10,7 @@ is safe even if someone inlines it into a ``<script>``. Formats: docs/search.md.
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 import hashlib
 import itertools
@@ -17,7 +18,7 @@ import operator
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from snowballstemmer.english_stemmer import EnglishStemmer
@@ -37,7 +38,9 @@ from site_gen.util.text import macro_words, plain_text
 
 SEARCH_FILE = "search.json"
 INDEX_DIR = "search/index/"
-SEARCH_VERSION = 3
+PAPERS_FILE = "papers.json"
+"""In ``INDEX_DIR``: the doc numbers of every paper, for a year filter with no query."""
+SEARCH_VERSION = 4
 """Format version of the index files (``meta.json`` and the files it names)."""
 LISTING_VERSION = 3
 """Format version of ``search.json`` (3: no abstracts; ``papers.json`` holds them)."""
@@ -48,6 +51,12 @@ PAPER_GROUP, AUTHOR_GROUP = 3, 16
 as many files as papers, yet a result list of ten downloads little besides the fragments it
 shows (at 4 papers a file, three quarters of a first query's fragment bytes were others'; at
 2, a site of 100,000 papers would pass GitLab Pages' 200,000 files)."""
+NUMBER_RUNS = ((16, 4), (256, 32), (4096, 128))
+"""How doc numbers leave room (``doc_numbers``): a run of level k starts at each document
+whose key's hash is a multiple of ``NUMBER_RUNS[k][0]`` and takes the numbers of what it
+holds (a chunk, of level 0: its documents and one more) rounded up to ``NUMBER_RUNS[k][1]``.
+At 10,000 papers the numbers span 1.28 times as many as there are documents, and adding a
+paper moves the numbers of 18 others (median; 77 on average, at most a few thousand)."""
 EXCERPT_CHARS = 180
 """A paper's result shows at most this many characters of its abstract (``excerpt``)."""
 
@@ -188,14 +197,18 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None,
     if memo.keep:
         yield from _kept_search_files(catalog, memo, delta)
         return
-    docs: list[DocPiece] = []
     entries: list[bytes] = []
     papers, authors = ordered_papers(catalog), ordered_authors(catalog)
-    made = _counted_docs(catalog, papers, authors, docs, entries, memo)
+    numbers, papers_span, total = _numbered(papers, authors)
+    docs: list[DocPiece | None] = [None] * total
+    made = _counted_docs(catalog, papers, authors, numbers, docs, entries, memo)
     digests: list[bytes] = []
-    for name, start, end in _groups(len(papers), len(papers) + len(authors)):
-        fragments = list(itertools.islice(made, end - start))
-        digests += map(_index_digest, fragments)
+    held = [False] * total
+    for number in numbers:
+        held[number] = True
+    for name, start, end in _groups(held, papers_span):
+        fragments = [next(made) if held[n] else None for n in range(start, end)]
+        digests += [_index_digest(f) for f in fragments if f is not None]
         yield INDEX_DIR + name, _group_json(fragments)
     yield SEARCH_FILE, _search_json(catalog, papers, authors, entries)
     del entries
@@ -207,7 +220,7 @@ def search_files(catalog: Catalog, memo: SearchMemo | None = None,
         yield INDEX_DIR + name, data
     version = hashlib.sha256(b"".join(digests))
     yield INDEX_DIR + "meta.json", encode_json(
-        _manifest(catalog, docs, version.hexdigest()[:10], memo))
+        _manifest(catalog, docs, papers_span, version.hexdigest()[:10], memo))
 
 
 def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta | None
@@ -230,28 +243,33 @@ def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta |
         docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
         docs += [_author_piece(a, memo.docs) for a in authors]
         memo.docs.done()
-    total = len(docs)
-    same = list(map(operator.is_, memo.pieces, docs))
+    memo.paper_docs = docs[:len(papers)]
+    numbers, papers_span, total = _numbered(papers, authors)
+    slots: list[DocPiece | None] = [None] * total
+    for number, doc in zip(numbers, docs):
+        slots[number] = doc
+    same = list(map(operator.is_, memo.pieces, slots))
     same += [False] * (total - len(same))
     fragment_digests = memo.fragment_digests[:total]
     fragment_digests += [b""] * (total - len(fragment_digests))
-    changed = list(itertools.compress(range(total), map(operator.not_, same)))
-    for number in changed:
-        fragment_digests[number] = _index_digest(docs[number].fragment)
+    for number in itertools.compress(range(total), map(operator.not_, same)):
+        held = slots[number]
+        fragment_digests[number] = b"" if held is None else _index_digest(held.fragment)
     memo.catalog = None  # until the index is complete
-    memo.pieces, memo.fragment_digests = docs, fragment_digests
-    groups, last = _groups(len(papers), total), memo.groups
+    memo.pieces, memo.fragment_digests = slots, fragment_digests
+    groups, last = _groups(slots, papers_span), memo.groups
     carried = []
     for name, start, end in groups:
         if delta is not None and last.get(name) == (start, end) and all(same[start:end]):
             carried.append(INDEX_DIR + name)
         else:
-            yield INDEX_DIR + name, _group_json([d.fragment for d in docs[start:end]])
+            yield INDEX_DIR + name, _group_json([None if d is None else d.fragment
+                                                 for d in slots[start:end]])
     memo.groups = {name: (start, end) for name, start, end in groups}
     if carried:
         yield Carried(tuple(carried))
     yield SEARCH_FILE, _search_json(catalog, papers, authors, list(map(_ENTRY, docs)))
-    rest = _term_files(docs, memo)
+    rest = _term_files(slots, memo)
     rest_names = sorted(rest)
     kept = memo.digests
     rest_digests = [_file_digest(name, rest[name], kept) for name in rest_names]
@@ -260,7 +278,7 @@ def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta |
     for name in rest_names:
         yield INDEX_DIR + name, rest.pop(name)
     version = hashlib.sha256(b"".join([*fragment_digests, *rest_digests]))
-    manifest = _manifest(catalog, docs, version.hexdigest()[:10], memo)
+    manifest = _manifest(catalog, slots, papers_span, version.hexdigest()[:10], memo)
     yield INDEX_DIR + "meta.json", encode_json(manifest)
     memo.catalog = catalog
 
@@ -274,19 +292,83 @@ def _index_digest(data: bytes) -> bytes:
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _groups(papers: int, total: int) -> list[tuple[str, int, int]]:
+def _groups(docs: Sequence[object], papers: int) -> list[tuple[str, int, int]]:
     """Each fragment file's name and the doc numbers it holds, ``[start, end)``: papers'
-    fragments ``PAPER_GROUP`` to a file ``d/<n>.json``, authors' ``AUTHOR_GROUP`` to
-    ``a/<n>.json``."""
+    fragments ``PAPER_GROUP`` numbers to a file ``d/<n>.json``, authors' (numbered from
+    ``papers``) ``AUTHOR_GROUP`` to ``a/<n>.json``; a file whose numbers hold no document is
+    not written (``docs``: by number, something true where a document is)."""
+    total = len(docs)
     return ([(f"d/{k}.json", start, min(start + PAPER_GROUP, papers))
-             for k, start in enumerate(range(0, papers, PAPER_GROUP))]
+             for k, start in enumerate(range(0, papers, PAPER_GROUP))
+             if any(docs[start:start + PAPER_GROUP])]
             + [(f"a/{k}.json", start, min(start + AUTHOR_GROUP, total))
-               for k, start in enumerate(range(papers, total, AUTHOR_GROUP))])
+               for k, start in enumerate(range(papers, total, AUTHOR_GROUP))
+               if any(docs[start:start + AUTHOR_GROUP])])
 
 
-def _group_json(fragments: Iterable[bytes]) -> bytes:
-    """A fragment file: the JSON array of its documents' fragments."""
-    return b"[" + b",".join(fragments) + b"]\n"
+def _group_json(fragments: list[bytes | None]) -> bytes:
+    """A fragment file: the JSON array of its numbers' fragments, ``null`` for a number that
+    holds no document, trailing ones left out."""
+    while fragments and fragments[-1] is None:
+        fragments = fragments[:-1]
+    return b"[" + b",".join([b"null" if f is None else f for f in fragments]) + b"]\n"
+
+
+def doc_numbers(keys: list[str], starts: list[bool] | None = None) -> tuple[list[int], int]:
+    """The doc numbers of documents in order, and how many numbers they span: ascending,
+    with room left after each run (``NUMBER_RUNS``), where runs end at documents chosen by
+    their keys alone. So the numbers depend on the documents, not on any build before (a
+    clean build numbers as a rebuild does), yet an edit moves few of them: adding a paper
+    moves the rest of its chunk (8 papers, on average), sometimes the rest of the run above
+    it, seldom more. ``starts``: documents that start a chunk whatever their key (each
+    year's first paper, so that a year is a range of numbers of its own)."""
+    levels = len(NUMBER_RUNS)
+    used = [0] * (levels + 1)
+    """used[0]: documents in the open chunk; used[k]: numbers taken by the closed runs of
+    level k - 1 in the open run of level k (used[levels]: by the closed top-level runs)."""
+    numbers: list[int] = []
+    for at, key in enumerate(keys):
+        mark = _key_hash(key)
+        if at:
+            level = -1
+            for k, (every, _) in enumerate(NUMBER_RUNS):
+                if mark % every:
+                    break
+                level = k
+            if level < 0 and starts is not None and starts[at]:
+                level = 0
+            _close_runs(used, level)
+        numbers.append(sum(used))
+        used[0] += 1
+    if keys:
+        _close_runs(used, levels - 1)
+    return numbers, used[levels]
+
+
+def _close_runs(used: list[int], level: int) -> None:
+    """Close the open runs of levels 0 to ``level``: each takes its numbers (the chunk one
+    more than its documents) rounded up to its level's step, in the run above it."""
+    for k in range(level + 1):
+        taken = used[k] + (k == 0)
+        step = NUMBER_RUNS[k][1]
+        used[k + 1] += -(-taken // step) * step
+        used[k] = 0
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _key_hash(key: str) -> int:
+    """A number from a document's key alone (the same in every process and build)."""
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=4).digest(), "big")
+
+
+def _numbered(papers: list[Paper], authors: list[Author]) -> tuple[list[int], int, int]:
+    """The doc numbers of ``papers`` then ``authors`` (``doc_numbers``), the first author's
+    number (the authors' numbers start after every paper's) and how many numbers in all."""
+    starts = [True] + [a.year != b.year for a, b in itertools.pairwise(papers)]
+    numbers, papers_span = doc_numbers(list(map(_ID, papers)), starts)
+    author_numbers, authors_span = doc_numbers(list(map(_ID, authors)))
+    return (numbers + [papers_span + n for n in author_numbers], papers_span,
+            papers_span + authors_span)
 
 
 SearchFile = tuple[str, bytes | JsonParts] | Carried
@@ -306,9 +388,9 @@ def _orders_after(catalog: Catalog, delta: CatalogDelta, memo: SearchMemo
     """``_ordered`` from the last order: the papers the delta names leave their places and
     the current ones among them are placed again (a list insert each; sorting 10,000 keys
     made of plain-text titles cost more than the rest of an edit's search files). Also the
-    papers' pieces, last build's (the first of ``memo.pieces``) moved with them; a paper
+    papers' pieces, last build's (``memo.paper_docs``) moved with them; a paper
     placed again has ``TO_MAKE`` there until ``_docs_after`` makes its piece."""
-    paper_docs = memo.pieces[:len(memo.papers)]
+    paper_docs = list(memo.paper_docs)
     changed = delta.papers
     if changed:
         stays = list(map(operator.not_, map(changed.__contains__, map(_ID, memo.papers))))
@@ -466,6 +548,8 @@ class SearchMemo:
         self.terms: list[Terms] = []
         self.index: dict[str, list[list[int]]] = {}
         self.encoded: dict[str, str] = {}
+        self.parts: dict[str, list[str]] = {}
+        """Each term's lists encoded (``encode_ids``), of which ``encoded`` is joined."""
         self.term_json: dict[str, str] = {}
         self.vocabulary: set[str] = set()
         self.sorted_terms: list[str] = []
@@ -479,11 +563,13 @@ class SearchMemo:
         (``_file_digest``); the fragments' are ``fragment_digests``."""
         self.catalog: Catalog | None = None
         """The catalog the pieces below were last made for, once its index was complete."""
-        self.pieces: list[DocPiece] = []
-        """Every document's piece, in document order (fragment ``d/<n>.json`` is n's): the
-        papers' first, in the order of ``papers``."""
+        self.pieces: list[DocPiece | None] = []
+        """Every document's piece by doc number, None for a number that holds none."""
+        self.paper_docs: list[DocPiece] = []
+        """The papers' pieces in the order of ``papers``."""
         self.fragment_digests: list[bytes] = []
-        """The digest of each of ``pieces``' fragments (``_index_digest``), in that order."""
+        """The digest of each of ``pieces``' fragments (``_index_digest``), by doc number
+        (empty for a number that holds no document)."""
         self.groups: dict[str, tuple[int, int]] = {}
         """The doc numbers of each fragment file last build wrote (``_groups``)."""
         self.papers: list[Paper] = []
@@ -531,24 +617,24 @@ TO_MAKE = DocPiece(NO_TERMS, b"", b"", None, (), True)
 
 
 def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
-                  docs: list[DocPiece], entries: list[bytes], memo: SearchMemo
-                  ) -> Iterator[bytes]:
+                  numbers: list[int], docs: list[DocPiece | None], entries: list[bytes],
+                  memo: SearchMemo) -> Iterator[bytes]:
     """Each document's fragment, as it is made; meanwhile, its piece without words
-    (``NO_TERMS``) or fragment goes to ``docs``, its entry to ``entries``, and its postings to
+    (``NO_TERMS``) or fragment goes to ``docs`` at its number, its entry to ``entries``, and its postings to
     ``memo.index``: what ``_postings`` makes of kept words, but no document's words outlive it
     (at 100,000 papers they took 1.7 GB), nor its fragment once it is written."""
     index: dict[str, list[list[int]]] = {}
     memo.index = index
     made = itertools.chain((_paper_made(catalog, p) for p in papers),
                            (_author_made(a) for a in authors))
-    for number, (doc, entry) in enumerate(made):
+    for number, (doc, entry) in zip(numbers, made):
         for field, found in enumerate(_doc_terms(doc)):
             for term, strength in found:
                 lists = index.get(term)
                 if lists is None:
                     lists = index[term] = _no_lists()
                 lists[field * LEVELS + strength].append(number)
-        docs.append(DocPiece(NO_TERMS, b"", b"", doc.year, doc.subjects, doc.is_paper))
+        docs[number] = DocPiece(NO_TERMS, b"", b"", doc.year, doc.subjects, doc.is_paper)
         entries.append(json_bytes(entry))
         yield json_bytes(doc.fragment)
 
@@ -598,32 +684,32 @@ def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
     return index
 
 
-def _update_postings(memo: SearchMemo, terms: list[Terms]) -> set[str]:
-    """Change ``memo.index`` from the old documents' terms to ``terms`` (same documents, same
-    numbers); the terms whose lists changed."""
-    touched: set[str] = set()
+def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]]:
+    """Change ``memo.index`` from the old documents' terms to ``terms`` (as many numbers);
+    the terms whose lists changed, each with the lists (``field * LEVELS + level``)."""
+    touched: dict[str, set[int]] = defaultdict(set)
     index = memo.index
-    for number, (old, new) in enumerate(zip(memo.terms, terms, strict=True)):
-        if old is new:
-            continue
+    for number in itertools.compress(range(len(terms)),
+                                     map(operator.is_not, memo.terms, terms)):
+        old, new = memo.terms[number], terms[number]
         for field in range(4):
             for term, strength in old[field] - new[field]:
                 ids = index[term][field * LEVELS + strength]
                 del ids[bisect.bisect_left(ids, number)]
-                touched.add(term)
+                touched[term].add(field * LEVELS + strength)
             for term, strength in new[field] - old[field]:
                 lists = index.get(term)
                 if lists is None:
                     lists = index[term] = _no_lists()
                 bisect.insort(lists[field * LEVELS + strength], number)
-                touched.add(term)
+                touched[term].add(field * LEVELS + strength)
     for term in touched:
         if not any(index[term]):
             del index[term]
     return touched
 
 
-def _encoded_terms(docs: list[DocPiece], memo: SearchMemo) -> dict[str, str]:
+def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, str]:
     """Every term's encoded postings: updated in place when there are as many documents as
     before and few numbers hold other words (a paper's text changed, or its title, which may
     move it a place or two), else made again from the kept terms. A memo that keeps nothing
@@ -632,19 +718,26 @@ def _encoded_terms(docs: list[DocPiece], memo: SearchMemo) -> dict[str, str]:
     if not memo.keep:
         index, memo.index = memo.index, {}
         return {t: encode_term(lists, total) for t, lists in index.items()}
-    terms = [d.terms for d in docs]
+    terms = [NO_TERMS if d is None else d.terms for d in docs]
     if memo.counted == total and \
-            sum(old is not new for old, new in zip(memo.terms, terms)) <= 16 + total // 10:
+            sum(map(operator.is_not, memo.terms, terms)) <= 16 + total // 4:
         memo.counted = None  # until the update below is complete
-        for term in _update_postings(memo, terms):
+        for term, slots in _update_postings(memo, terms).items():
             if term in memo.index:
-                memo.encoded[term] = encode_term(memo.index[term], total)
+                lists = memo.index[term]
+                parts = memo.parts.setdefault(term, [""] * (4 * LEVELS))  # a new term's
+                for slot in slots:
+                    parts[slot] = encode_ids(lists[slot], total)
+                memo.encoded[term] = _joined_term(parts)
             else:
                 memo.encoded.pop(term, None)
+                memo.parts.pop(term, None)
     else:
         memo.counted = None
         memo.index = _postings(terms)
-        memo.encoded = {t: encode_term(lists, total) for t, lists in memo.index.items()}
+        memo.parts = {t: [encode_ids(ids, total) for ids in lists]
+                      for t, lists in memo.index.items()}
+        memo.encoded = {t: _joined_term(parts) for t, parts in memo.parts.items()}
     memo.terms, memo.counted = terms, total
     return memo.encoded
 
@@ -663,29 +756,44 @@ _SHORT = tuple(encode_number(n) for n in range(1 << 15))
 """Numbers of up to three characters, encoded once."""
 
 
+_GAP = ("", *_SHORT)
+"""``_GAP[g]``: the code of a gap ``g`` between doc numbers (``encode_number(g - 1)``)."""
+_SIXES = DIGITS.encode("ascii") + bytes(192)
+"""bytes.translate table: a bitmap's 6-bit values as posting characters."""
+
+
 def encode_ids(ids: list[int], total: int) -> str:
-    """Ascending doc numbers: gaps as numbers, or ``~`` and a bitmap when that is shorter."""
-    deltas, last = [], -1
-    short = _SHORT
-    for i in ids:
-        gap = i - last - 1
-        deltas.append(short[gap] if gap < 32768 else encode_number(gap))
-        last = i
-    gaps = "".join(deltas)
-    if len(gaps) <= (total + 5) // 6 + 1:
-        return gaps
-    bits = bytearray((total + 5) // 6)
-    for i in ids:
-        bits[i // 6] |= 1 << (i % 6)
-    return "~" + "".join(DIGITS[b] for b in bits)
+    """Ascending doc numbers: gaps as numbers, or ``~`` and a bitmap when that is shorter.
+    Each pass runs in C (``map``, ``int`` and ``bytes`` operations): a rebuild encodes the
+    thousands of lists whose numbers an edit moved."""
+    size = (total + 5) // 6
+    if len(ids) <= size + 1:  # each number takes a character at least
+        gaps = list(map(operator.sub, ids, itertools.chain((-1,), ids)))
+        if not gaps or max(gaps) <= len(_SHORT):
+            text = "".join(map(_GAP.__getitem__, gaps))
+        else:
+            text = "".join([encode_number(gap - 1) for gap in gaps])
+        if len(text) <= size + 1:
+            return text
+    flags = bytearray(size * 6)  # one byte per number, 1 where a number is listed
+    collections.deque(map(flags.__setitem__, ids, itertools.repeat(1)), 0)
+    bits = 0
+    for bit in range(6):  # byte k of each slice is number 6k + bit's flag
+        bits |= int.from_bytes(flags[bit::6], "big") << bit
+    return "~" + bits.to_bytes(size, "big").translate(_SIXES).decode("ascii")
 
 
 def encode_term(lists: list[list[int]], total: int) -> str:
     """A term's field lists, separated by dots, each its ``LEVELS`` lists separated by
     commas; trailing empty lists dropped."""
-    fields = [",".join([encode_ids(lists[field * LEVELS + strength], total)
-                        for strength in range(LEVELS)]).rstrip(",") for field in range(4)]
-    return ".".join(fields).rstrip(".")
+    return _joined_term([encode_ids(ids, total) for ids in lists])
+
+
+def _joined_term(parts: list[str]) -> str:
+    """``encode_term`` from each list's ``encode_ids`` (kept: a rebuild encodes the lists an
+    edit changed, not the term's other lists)."""
+    return ".".join([",".join(parts[field * LEVELS:(field + 1) * LEVELS]).rstrip(",")
+                     for field in range(4)]).rstrip(".")
 
 
 def term_order(term: str) -> bytes:
@@ -695,10 +803,12 @@ def term_order(term: str) -> bytes:
 
 # ---- files --------------------------------------------------------------------------------
 
-def _term_files(docs: list[DocPiece], memo: SearchMemo) -> dict[str, bytes]:
-    """Subject lists, term shards and vocabularies by relative name."""
+def _term_files(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, bytes]:
+    """Subject lists, the list of papers, term shards and vocabularies by relative name."""
     total = len(docs)
     rest: dict[str, bytes] = {}
+    rest[PAPERS_FILE] = encode_json(encode_ids(
+        [n for n, d in enumerate(docs) if d is not None and d.is_paper], total))
     for code, ids in sorted(_subject_ids(docs).items()):
         rest[f"s/{code}.json"] = encode_json(encode_ids(ids, total))
     encoded = _encoded_terms(docs, memo)
@@ -797,30 +907,31 @@ def _by_first_letter(terms: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
     return iter(sorted(groups.items()))
 
 
-def _subject_ids(docs: list[DocPiece]) -> dict[str, list[int]]:
+def _subject_ids(docs: list[DocPiece | None]) -> dict[str, list[int]]:
     found: dict[str, list[int]] = defaultdict(list)
     for number, doc in enumerate(docs):
-        for code in doc.subjects:
+        for code in () if doc is None else doc.subjects:
             found[code].append(number)
     return found
 
 
-def _manifest(catalog: Catalog, docs: list[DocPiece], version: str, memo: SearchMemo
-              ) -> dict[str, object]:
+def _manifest(catalog: Catalog, docs: list[DocPiece | None], papers: int, version: str,
+              memo: SearchMemo) -> dict[str, object]:
     """What the search page loads first: sizes, shard ranges, vocabularies, years and
     subjects. The vocabularies' sizes let the page fetch the small ones before it knows
     that it needs them (search.js ``SPECULATE``)."""
-    papers = sum(d.is_paper for d in docs)
     years: dict[int | None, list[int]] = {}
     for number, doc in enumerate(docs[:papers]):
-        years.setdefault(doc.year, [number, 0])[1] += 1
+        if doc is not None:
+            years.setdefault(doc.year, [number, 0])[1] = number + 1
     return {
-        "version": SEARCH_VERSION, "hash": version, "docs": len(docs), "papers": papers,
+        "version": SEARCH_VERSION, "hash": version, "numbers": len(docs),
+        "docs": sum(d is not None for d in docs), "papers": papers,
         "groups": [PAPER_GROUP, AUTHOR_GROUP], "shards": memo.shard_starts,
         "letters": [key for key, _ in memo.letters],
         "vocabularies": [size for _, size in memo.letters],
         "stopwords": sorted(STOPWORDS),
-        "years": [[y, start, n] for y, (start, n) in years.items()],
+        "years": [[y, start, end - start] for y, (start, end) in years.items()],
         "subjects": [[s.code, s.name, len(s.paper_ids)] for s in
                      sorted(catalog.subjects, key=lambda s: s.code)],
     }

@@ -8,7 +8,6 @@ A sitemap file may list at most 50,000 URLs (sitemaps.org): a site with more pag
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from functools import partial
 
@@ -58,11 +57,19 @@ def render_sitemap_index(names: Iterable[str], site_url: str) -> bytes:
 
 
 def _xml(root: str, item: str, urls: Iterable[str], site_url: str) -> bytes:
-    tree = ET.Element(root, {"xmlns": SITEMAP_NS})
-    for url in urls:
-        ET.SubElement(ET.SubElement(tree, item), "loc").text = absolute_url(url, site_url)
-    ET.indent(tree, space=" ")
-    return b'<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(tree, "utf-8") + b"\n"
+    """What ElementTree writes for the tree of ``loc`` items, indented by one space: as
+    text, since building and serializing 12,000 elements cost a tenth of a rebuild."""
+    head = f'<?xml version="1.0" encoding="utf-8"?>\n<{root} xmlns="{SITEMAP_NS}"'
+    entries = [f" <{item}>\n  <loc>{_escaped(absolute_url(url, site_url))}</loc>\n </{item}>\n"
+               for url in urls]
+    if not entries:
+        return (head + " />\n").encode("utf-8")
+    return (head + ">\n" + "".join(entries) + f"</{root}>\n").encode("utf-8")
+
+
+def _escaped(text: str) -> str:
+    """Element text as ElementTree escapes it."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def render_robots(site_url: str) -> bytes:

@@ -396,7 +396,7 @@
   // page match every word, those that match fewer follow, most words first; hits.full says
   // how many match every word, hits.df how many each word matches on its own.
   function rank(matches, allowed) {
-    var size = meta.docs;
+    var size = meta.numbers;
     var count = new Uint8Array(size), score = new Float64Array(size), dfs = [];
     var best = new Float64Array(size * 4), mark = new Uint8Array(size);
     matches.forEach(function (terms) {
@@ -414,7 +414,7 @@
       });
       var df = touched.length;
       dfs.push(df);
-      var idf = Math.log(1 + (size - df + 0.5) / (df + 0.5));
+      var idf = Math.log(1 + (meta.docs - df + 0.5) / (df + 0.5));
       touched.forEach(function (id) {
         var at = id * 4, tf = best[at] + best[at + 1] + best[at + 2] + best[at + 3];
         best[at] = best[at + 1] = best[at + 2] = best[at + 3] = 0;
@@ -474,13 +474,15 @@
       var entry = meta.years.filter(function (y) { return String(y[0]) === year; })[0];
       range = entry ? [entry[1], entry[1] + entry[2]] : [0, 0];
     }
+    // Doc numbers leave room (numbers that hold no document): a year's range holds some, so a
+    // year alone keeps the numbers of papers.json.
     var known = meta.subjects.some(function (s) { return s[0] === subject; });
-    var members = !subject ? Promise.resolve(null) :
+    var members = !subject ? load("papers.json").then(decodeIds) :
       !known ? Promise.resolve([]) : load("s/" + subject + ".json").then(decodeIds);
     return members.then(function (ids) {
       var inSubject = null;
       if (ids) {
-        inSubject = new Uint8Array(meta.docs);
+        inSubject = new Uint8Array(meta.numbers);
         ids.forEach(function (id) { inSubject[id] = 1; });
       }
       return function (id) {
