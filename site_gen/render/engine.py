@@ -267,25 +267,42 @@ class TrackingEnvironment(jinja2.Environment):
 
     tracked: TrackedCatalog | None = None
 
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals: the environment's own dict when it has none of its own.
+
+        Every page and fragment copies its template's globals into a new context; Jinja2's
+        ``ChainMap`` over the environment's makes that copy run Python per name, a tenth of
+        rendering. Templates here get no globals of their own (``get_template`` refuses them:
+        Jinja2 would write them into a cached template's globals, here the environment's).
+        """
+        return self.globals if not d else super().make_globals(d)
+
     def get_template(self, name: str | jinja2.Template, parent: str | None = None,
                      globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        _no_globals(globals)
         if isinstance(name, str):
             name = self.join_path(name, parent) if parent is not None else name
             self._note(name)
-        return super().get_template(name, None, globals)
+        return super().get_template(name, None)
 
     def select_template(self, names: Iterable[str | jinja2.Template], parent: str | None = None,
                         globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        _no_globals(globals)
         names = [self.join_path(n, parent) if parent is not None and isinstance(n, str) else n
                  for n in names]
         for name in names:
             if isinstance(name, str):
                 self._note(name)  # each one tried, even if missing: it may appear later
-        return super().select_template(names, None, globals)
+        return super().select_template(names, None)
 
     def _note(self, name: str) -> None:
         if self.tracked is not None:
             self.tracked.lookups.add(("template", name))
+
+
+def _no_globals(globals: MutableMapping[str, Any] | None) -> None:
+    if globals:
+        raise TypeError("templates take the environment's globals only (make_globals)")
 
 
 def template_texts(env: jinja2.Environment) -> dict[str, str]:
