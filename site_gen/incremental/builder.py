@@ -32,6 +32,7 @@ from markupsafe import Markup
 from site_gen.catalog.assemble import CatalogMemo, build_catalog
 from site_gen.incremental import store
 from site_gen.incremental.cache import FileCache, Lookup, RenderMemory, intern_catalog
+from site_gen.incremental.fragments import FragmentMemo
 from site_gen.incremental.store import StoredKey
 from site_gen.model import Catalog, Dump
 from site_gen.outputs.citations import bibtex_entries
@@ -81,7 +82,6 @@ from site_gen.read.pages import PAGES_DIR, Page, read_pages
 from site_gen.render.engine import (
     ASSETS,
     PARALLEL_THRESHOLD,
-    FragmentMemo,
     PageRendering,
     TemplateFault,
     Theme,

@@ -170,7 +170,7 @@ TRACKED_GLOBALS = {"asset_versions": "asset", "bibtex": "bibtex"}
 def render_pages(
     env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
     globals_: Mapping[str, Any], writer: PageWriter, workers: int | None = None,
-    fragments: FragmentMemo | None = None, progress: Progress | None = None,
+    fragments: Fragments | None = None, progress: Progress | None = None,
     remember: bool = True,
 ) -> dict[str, Rendered]:
     """Render routes into ``writer`` (see ``PageRendering``) and wait for them."""
@@ -192,10 +192,10 @@ class PageRendering:
 
     def __init__(self, env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
                  catalog: Catalog, globals_: Mapping[str, Any], writer: PageWriter,
-                 workers: int | None = None, fragments: FragmentMemo | None = None,
+                 workers: int | None = None, fragments: Fragments | None = None,
                  progress: Progress | None = None, remember: bool = True) -> None:
         _prepare_environment(env, site, catalog, globals_,
-                             fragments if fragments is not None else FragmentMemo(), remember)
+                             fragments if fragments is not None else Fragments(), remember)
         self.job = _Job(env, routes, site, writer, remember)
         self.workers = workers if workers is not None else _default_workers(len(routes))
         self.progress: Progress = progress if progress is not None else NoProgress()
@@ -237,7 +237,7 @@ class PageRendering:
 
 
 def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog,
-                         globals_: Mapping[str, Any], memo: FragmentMemo, remember: bool) -> None:
+                         globals_: Mapping[str, Any], memo: Fragments, remember: bool) -> None:
     """Give templates the site, the tracked catalog and globals, and the fragment helpers."""
     tracked = TrackedCatalog(catalog)
     wrapped = {name: TrackedMapping(value, TRACKED_GLOBALS[name], tracked)
@@ -579,46 +579,29 @@ def _work(job: _Job, batches: list[tuple[int, ...]], counter: Synchronized[int],
         answer.send((number, batch))
 
 
-class FragmentMemo:
-    """Rendered fragments, with the lookups each made; kept for one build, or between builds.
+Fragment = tuple[Markup, frozenset[tuple[str, str]]]
+"""A rendered fragment and the lookups it made."""
 
-    Between builds, the Builder drops entries whose lookups changed (``drop_stale``) and the
-    entries the previous build did not use (``rotate``), so the memo stays the size of a site.
+
+class Fragments:
+    """Rendered fragments by key, with the lookups each made: one build's.
+
+    A Builder that rebuilds keeps them between builds (``incremental.fragments.FragmentMemo``,
+    which also answers from the previous build's).
     """
 
     def __init__(self, whole_lists_over: int = 100) -> None:
         self.whole_lists_over = whole_lists_over
-        """A list of more items than this is itself kept whole, besides its items."""
-        self.current: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
-        self.previous: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
+        """A list of more items than this is itself kept whole, besides its items (when pages
+        are remembered)."""
+        self.current: dict[tuple[object, ...], Fragment] = {}
 
-    def get(self, key: tuple[object, ...]) -> tuple[Markup, frozenset[tuple[str, str]]] | None:
-        hit = self.current.get(key)
-        if hit is None and (hit := self.previous.pop(key, None)) is not None:
-            self.current[key] = hit
-        return hit
-
-    def rotate(self) -> None:
-        """Start a build: what the last build did not use will be dropped after this one.
-
-        A build that rendered nothing used nothing, and drops nothing: the edit after a
-        build that changed no page finds the list items as the build before left them.
-        """
-        if self.current:
-            self.previous, self.current = self.current, {}
-
-    def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
-        """Forget the fragments that read an answer among ``changes`` (``incremental.cache.RenderMemory.stale``)."""
-        marks = stale_marks(changes)
-        if not marks:
-            return
-        for table in (self.current, self.previous):
-            for key in [k for k, (_, lookups) in table.items() if not marks.isdisjoint(lookups)]:
-                del table[key]
+    def get(self, key: tuple[object, ...]) -> Fragment | None:
+        return self.current.get(key)
 
 
 def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
-                       memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
+                       memo: Fragments, remember: bool = True) -> Callable[..., Markup]:
     """``fragment(name, **values)``: a partial rendered once per page depth and reused.
 
     A paper's list item appears on many pages (author, subject, index, related lists); links
@@ -635,7 +618,7 @@ def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
 
 
 def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
-                            memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
+                            memo: Fragments, remember: bool = True) -> Callable[..., Markup]:
     """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined.
 
     The items are joined as plain strings: every one is markup already, and ``Markup.join``
@@ -682,7 +665,7 @@ def _fragment_depth(context: jinja2.runtime.Context) -> int:
     return str(context["page_url"]).count("/")
 
 
-def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: FragmentMemo,
+def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: Fragments,
                     remember: bool) -> Callable[[int, str, tuple[tuple[str, object], ...]], Markup]:
     """Render a fragment at a depth with (sorted) values, or take it from the memo."""
 
@@ -932,6 +915,6 @@ class _Tidy:
         return b"".join(self.parts) if self.parts else b"\n"
 
 
-__all__ = ["FragmentMemo", "Markup", "MemoryWriter", "PageRendering", "PageWriter", "Rendered",
+__all__ = ["Fragment", "Fragments", "Markup", "MemoryWriter", "PageRendering", "PageWriter", "Rendered",
            "Theme", "TrackedCatalog", "asset_versions", "make_environment", "render_pages",
            "target_of", "template_texts"]
