@@ -182,8 +182,10 @@ def render_pages(
 class PageRendering:
     """Routes being rendered into a writer, noting what each page read.
 
-    With worker processes, rendering starts on ``__enter__`` and goes on while this process
-    does other work (the files beside the pages); ``result()`` waits for it. Without, it
+    With ``workers`` above 1, rendering starts on ``__enter__`` in ``workers - 1`` forked
+    processes and goes on while this process does other work (the files beside the pages);
+    ``result()`` then renders the batches left, beside them: a process fewer holds its own
+    copy of the pages of the catalog it reads, and this one does not wait idle. Without, it
     happens in ``result()``. ``fragments`` may carry list items between builds; ``progress``
     is started when rendering starts and told how many pages were done each time a batch is
     (from a helper thread when workers render); ``remember=False`` drops what pages read, as nothing will rebuild from it. Jinja2
@@ -210,7 +212,7 @@ class PageRendering:
             batches = _parallel_batches(self.job.routes, self.workers)
             if self.job.remember:
                 batches, self._local = _lists_apart(self.job.routes, batches)
-            self._workers = _Workers(self.job, batches, self.workers, self.progress.advance)
+            self._workers = _Workers(self.job, batches, self.workers - 1, self.progress.advance)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -226,6 +228,7 @@ class PageRendering:
         else:
             here = _render_batch(self.job, self._local)
             self.progress.advance(len(here))
+            self._workers.join_in()
             batches = chain([here], (batch if batch is not None else _render_batch(self.job, indices)
                                      for indices, batch in self._workers.answers()))
         pages: dict[str, Rendered] = {}
@@ -370,7 +373,8 @@ _NOTHING: frozenset[tuple[str, str]] = frozenset()
 
 
 def _default_workers(count: int) -> int:
-    """Processes worth starting: none below a few hundred pages, else one per core."""
+    """Processes to render with, this one included: one below a few hundred pages, else one
+    per core."""
     if count < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return min(os.cpu_count() or 1, 8)
@@ -495,11 +499,11 @@ def _listed_papers(context: Mapping[str, object]) -> int:
 
 
 class _Workers:
-    """Forked processes that render batches of routes while this process renders its own.
+    """Forked processes that render batches of routes, joined by this process when it is free.
 
     The job and the batches reach each process as they are when it forks (the fork start
     method pickles nothing it is given); a shared counter hands out batch numbers, heaviest
-    first. Each process sends back each batch's receipts by its own pipe, which a thread here
+    first, to them and to this process (``join_in``). Each process sends back each batch's receipts by its own pipe, which a thread here
     empties as they come (and so advances the progress bar). A batch that does not come back,
     because its process died or its rendering failed, is rendered by the parent again, which
     then reports the error with its traceback.
@@ -511,7 +515,8 @@ class _Workers:
         self.batches = batches
         pipes = [forked.Pipe(duplex=False) for _ in range(count)]
         writers = [writer for _, writer in pipes]
-        counter = forked.Value("i", 0)
+        counter = self._counter = forked.Value("i", 0)
+        self._job, self._advance = job, advance
         self._processes = [forked.Process(target=_work, daemon=True,
                                           args=(job, batches, counter, writers, n, os.getpid()))
                            for n in range(count)]
@@ -540,6 +545,17 @@ class _Workers:
                 self._answers[number] = batch
                 advance(len(self.batches[number]))
 
+    def join_in(self) -> None:
+        """Render batches here too until none is left (a failed one is left to ``answers``'
+        reader, which renders it again and reports the error in batch order)."""
+        while (number := _next_batch(self._counter)) < len(self.batches):
+            try:
+                batch: Batch | None = _render_batch(self._job, self.batches[number])
+            except Exception:  # noqa: BLE001 - rendered again, in order, by the reader
+                batch = None
+            self._answers[number] = batch
+            self._advance(len(self.batches[number]))
+
     def answers(self) -> Iterator[tuple[tuple[int, ...], Batch | None]]:
         """Each batch's indices and receipts, in order, once every process is done; None for a
         batch that did not come back."""
@@ -567,9 +583,7 @@ def _work(job: _Job, batches: list[tuple[int, ...]], counter: Synchronized[int],
             writer.close()  # so that this one's end closes when its process ends
     answer = writers[mine]
     while True:
-        with counter.get_lock():
-            number = counter.value
-            counter.value += 1
+        number = _next_batch(counter)
         if number >= len(batches):
             return
         try:
@@ -577,6 +591,14 @@ def _work(job: _Job, batches: list[tuple[int, ...]], counter: Synchronized[int],
         except Exception:  # noqa: BLE001 - the parent renders it again and reports the error
             batch = None
         answer.send((number, batch))
+
+
+def _next_batch(counter: Synchronized[int]) -> int:
+    """The number of the next batch to render (past the last one when none is left)."""
+    with counter.get_lock():
+        number = counter.value
+        counter.value += 1
+    return number
 
 
 Fragment = tuple[Markup, frozenset[tuple[str, str]]]
