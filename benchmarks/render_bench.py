@@ -75,7 +75,8 @@ def measure(src: Path, project: Path, templates: str, profile: Path | None,
     sys.path.insert(0, str(src.resolve()))
     from site_gen.incremental.builder import Builder
     from site_gen.outputs.citations import bibtex_entries
-    from site_gen.render.engine import FragmentMemo, asset_versions, make_environment, render_pages
+    from site_gen.render import engine
+    from site_gen.render.engine import asset_versions, make_environment, render_pages
 
     plan, diagnostics, _, _ = Builder(project, output=project / "_bench_unused").plan()
     if plan is None:
@@ -89,7 +90,8 @@ def measure(src: Path, project: Path, templates: str, profile: Path | None,
     for route in plan.routes:
         if not wanted or route.template in wanted:
             groups.setdefault(route.template, []).append(route)
-    memo = FragmentMemo()
+    memo = getattr(engine, "Fragments", None) or engine.FragmentMemo  # (older trees)
+    memo = memo()
     profiler = cProfile.Profile() if profile else None
     timings: dict[str, tuple[int, float]] = {}
     digests: dict[str, str] = {}

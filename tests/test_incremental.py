@@ -299,7 +299,7 @@ def test_a_page_that_iterated_a_collection_is_stale_on_any_change() -> None:
 def test_a_build_that_renders_nothing_keeps_the_list_items_for_the_next() -> None:
     from markupsafe import Markup
 
-    from site_gen.render.engine import FragmentMemo
+    from site_gen.incremental.fragments import FragmentMemo
 
     memo = FragmentMemo()
     memo.rotate()  # build A renders an item

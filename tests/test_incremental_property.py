@@ -27,8 +27,8 @@ from test_incremental import ANN, STEPS
 from site_gen.cli import main
 from site_gen.incremental import store
 from site_gen.incremental.builder import Builder
+from site_gen.incremental.fragments import FragmentMemo
 from site_gen.pipeline import BuildResult
-from site_gen.render.engine import FragmentMemo
 
 LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
 OWNERS = ["Ann Lee", "Bo Wu", "José Núñez", "王小明", "Li Na (李娜)", "Li Na", "Wei Wang 0001"]

@@ -33,6 +33,7 @@ from site_gen.catalog.assemble import build_catalog
 from site_gen.incremental import store
 from site_gen.incremental.cache import FileCache, Lookup, RenderMemory, intern_catalog
 from site_gen.incremental.catalog import CatalogMemo
+from site_gen.incremental.fragments import FragmentMemo
 from site_gen.incremental.routes import RouteMemo
 from site_gen.incremental.store import StoredKey
 from site_gen.model import Catalog, Dump
@@ -83,7 +84,6 @@ from site_gen.read.pages import PAGES_DIR, Page, read_pages
 from site_gen.render.engine import (
     ASSETS,
     PARALLEL_THRESHOLD,
-    FragmentMemo,
     PageRendering,
     TemplateFault,
     Theme,

@@ -170,7 +170,7 @@ TRACKED_GLOBALS = {"asset_versions": "asset", "bibtex": "bibtex"}
 def render_pages(
     env: jinja2.Environment, routes: tuple[Route, ...], site: Config, catalog: Catalog,
     globals_: Mapping[str, Any], writer: PageWriter, workers: int | None = None,
-    fragments: FragmentMemo | None = None, progress: Progress | None = None,
+    fragments: Fragments | None = None, progress: Progress | None = None,
     remember: bool = True,
 ) -> dict[str, Rendered]:
     """Render routes into ``writer`` (see ``PageRendering``) and wait for them."""
@@ -182,8 +182,10 @@ def render_pages(
 class PageRendering:
     """Routes being rendered into a writer, noting what each page read.
 
-    With worker processes, rendering starts on ``__enter__`` and goes on while this process
-    does other work (the files beside the pages); ``result()`` waits for it. Without, it
+    With ``workers`` above 1, rendering starts on ``__enter__`` in ``workers - 1`` forked
+    processes and goes on while this process does other work (the files beside the pages);
+    ``result()`` then renders the batches left, beside them: a process fewer holds its own
+    copy of the pages of the catalog it reads, and this one does not wait idle. Without, it
     happens in ``result()``. ``fragments`` may carry list items between builds; ``progress``
     is started when rendering starts and told how many pages were done each time a batch is
     (from a helper thread when workers render); ``remember=False`` drops what pages read, as nothing will rebuild from it. Jinja2
@@ -192,10 +194,10 @@ class PageRendering:
 
     def __init__(self, env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
                  catalog: Catalog, globals_: Mapping[str, Any], writer: PageWriter,
-                 workers: int | None = None, fragments: FragmentMemo | None = None,
+                 workers: int | None = None, fragments: Fragments | None = None,
                  progress: Progress | None = None, remember: bool = True) -> None:
         _prepare_environment(env, site, catalog, globals_,
-                             fragments if fragments is not None else FragmentMemo(), remember)
+                             fragments if fragments is not None else Fragments(), remember)
         self.job = _Job(env, routes, site, writer, remember)
         self.workers = workers if workers is not None else _default_workers(len(routes))
         self.progress: Progress = progress if progress is not None else NoProgress()
@@ -210,7 +212,7 @@ class PageRendering:
             batches = _parallel_batches(self.job.routes, self.workers)
             if self.job.remember:
                 batches, self._local = _lists_apart(self.job.routes, batches)
-            self._workers = _Workers(self.job, batches, self.workers, self.progress.advance)
+            self._workers = _Workers(self.job, batches, self.workers - 1, self.progress.advance)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -226,6 +228,7 @@ class PageRendering:
         else:
             here = _render_batch(self.job, self._local)
             self.progress.advance(len(here))
+            self._workers.join_in()
             batches = chain([here], (batch if batch is not None else _render_batch(self.job, indices)
                                      for indices, batch in self._workers.answers()))
         pages: dict[str, Rendered] = {}
@@ -237,7 +240,7 @@ class PageRendering:
 
 
 def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog,
-                         globals_: Mapping[str, Any], memo: FragmentMemo, remember: bool) -> None:
+                         globals_: Mapping[str, Any], memo: Fragments, remember: bool) -> None:
     """Give templates the site, the tracked catalog and globals, and the fragment helpers."""
     tracked = TrackedCatalog(catalog)
     wrapped = {name: TrackedMapping(value, TRACKED_GLOBALS[name], tracked)
@@ -267,25 +270,42 @@ class TrackingEnvironment(jinja2.Environment):
 
     tracked: TrackedCatalog | None = None
 
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals: the environment's own dict when it has none of its own.
+
+        Every page and fragment copies its template's globals into a new context; Jinja2's
+        ``ChainMap`` over the environment's makes that copy run Python per name, a tenth of
+        rendering. Templates here get no globals of their own (``get_template`` refuses them:
+        Jinja2 would write them into a cached template's globals, here the environment's).
+        """
+        return self.globals if not d else super().make_globals(d)
+
     def get_template(self, name: str | jinja2.Template, parent: str | None = None,
                      globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        _no_globals(globals)
         if isinstance(name, str):
             name = self.join_path(name, parent) if parent is not None else name
             self._note(name)
-        return super().get_template(name, None, globals)
+        return super().get_template(name, None)
 
     def select_template(self, names: Iterable[str | jinja2.Template], parent: str | None = None,
                         globals: MutableMapping[str, Any] | None = None) -> jinja2.Template:
+        _no_globals(globals)
         names = [self.join_path(n, parent) if parent is not None and isinstance(n, str) else n
                  for n in names]
         for name in names:
             if isinstance(name, str):
                 self._note(name)  # each one tried, even if missing: it may appear later
-        return super().select_template(names, None, globals)
+        return super().select_template(names, None)
 
     def _note(self, name: str) -> None:
         if self.tracked is not None:
             self.tracked.lookups.add(("template", name))
+
+
+def _no_globals(globals: MutableMapping[str, Any] | None) -> None:
+    if globals:
+        raise TypeError("templates take the environment's globals only (make_globals)")
 
 
 def template_texts(env: jinja2.Environment) -> dict[str, str]:
@@ -353,7 +373,8 @@ _NOTHING: frozenset[tuple[str, str]] = frozenset()
 
 
 def _default_workers(count: int) -> int:
-    """Processes worth starting: none below a few hundred pages, else one per core."""
+    """Processes to render with, this one included: one below a few hundred pages, else one
+    per core."""
     if count < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
         return 1
     return min(os.cpu_count() or 1, 8)
@@ -478,11 +499,11 @@ def _listed_papers(context: Mapping[str, object]) -> int:
 
 
 class _Workers:
-    """Forked processes that render batches of routes while this process renders its own.
+    """Forked processes that render batches of routes, joined by this process when it is free.
 
     The job and the batches reach each process as they are when it forks (the fork start
     method pickles nothing it is given); a shared counter hands out batch numbers, heaviest
-    first. Each process sends back each batch's receipts by its own pipe, which a thread here
+    first, to them and to this process (``join_in``). Each process sends back each batch's receipts by its own pipe, which a thread here
     empties as they come (and so advances the progress bar). A batch that does not come back,
     because its process died or its rendering failed, is rendered by the parent again, which
     then reports the error with its traceback.
@@ -494,7 +515,8 @@ class _Workers:
         self.batches = batches
         pipes = [forked.Pipe(duplex=False) for _ in range(count)]
         writers = [writer for _, writer in pipes]
-        counter = forked.Value("i", 0)
+        counter = self._counter = forked.Value("i", 0)
+        self._job, self._advance = job, advance
         self._processes = [forked.Process(target=_work, daemon=True,
                                           args=(job, batches, counter, writers, n, os.getpid()))
                            for n in range(count)]
@@ -523,6 +545,17 @@ class _Workers:
                 self._answers[number] = batch
                 advance(len(self.batches[number]))
 
+    def join_in(self) -> None:
+        """Render batches here too until none is left (a failed one is left to ``answers``'
+        reader, which renders it again and reports the error in batch order)."""
+        while (number := _next_batch(self._counter)) < len(self.batches):
+            try:
+                batch: Batch | None = _render_batch(self._job, self.batches[number])
+            except Exception:  # noqa: BLE001 - rendered again, in order, by the reader
+                batch = None
+            self._answers[number] = batch
+            self._advance(len(self.batches[number]))
+
     def answers(self) -> Iterator[tuple[tuple[int, ...], Batch | None]]:
         """Each batch's indices and receipts, in order, once every process is done; None for a
         batch that did not come back."""
@@ -550,9 +583,7 @@ def _work(job: _Job, batches: list[tuple[int, ...]], counter: Synchronized[int],
             writer.close()  # so that this one's end closes when its process ends
     answer = writers[mine]
     while True:
-        with counter.get_lock():
-            number = counter.value
-            counter.value += 1
+        number = _next_batch(counter)
         if number >= len(batches):
             return
         try:
@@ -562,46 +593,37 @@ def _work(job: _Job, batches: list[tuple[int, ...]], counter: Synchronized[int],
         answer.send((number, batch))
 
 
-class FragmentMemo:
-    """Rendered fragments, with the lookups each made; kept for one build, or between builds.
+def _next_batch(counter: Synchronized[int]) -> int:
+    """The number of the next batch to render (past the last one when none is left)."""
+    with counter.get_lock():
+        number = counter.value
+        counter.value += 1
+    return number
 
-    Between builds, the Builder drops entries whose lookups changed (``drop_stale``) and the
-    entries the previous build did not use (``rotate``), so the memo stays the size of a site.
+
+Fragment = tuple[Markup, frozenset[tuple[str, str]]]
+"""A rendered fragment and the lookups it made."""
+
+
+class Fragments:
+    """Rendered fragments by key, with the lookups each made: one build's.
+
+    A Builder that rebuilds keeps them between builds (``incremental.fragments.FragmentMemo``,
+    which also answers from the previous build's).
     """
 
     def __init__(self, whole_lists_over: int = 100) -> None:
         self.whole_lists_over = whole_lists_over
-        """A list of more items than this is itself kept whole, besides its items."""
-        self.current: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
-        self.previous: dict[tuple[object, ...], tuple[Markup, frozenset[tuple[str, str]]]] = {}
+        """A list of more items than this is itself kept whole, besides its items (when pages
+        are remembered)."""
+        self.current: dict[tuple[object, ...], Fragment] = {}
 
-    def get(self, key: tuple[object, ...]) -> tuple[Markup, frozenset[tuple[str, str]]] | None:
-        hit = self.current.get(key)
-        if hit is None and (hit := self.previous.pop(key, None)) is not None:
-            self.current[key] = hit
-        return hit
-
-    def rotate(self) -> None:
-        """Start a build: what the last build did not use will be dropped after this one.
-
-        A build that rendered nothing used nothing, and drops nothing: the edit after a
-        build that changed no page finds the list items as the build before left them.
-        """
-        if self.current:
-            self.previous, self.current = self.current, {}
-
-    def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
-        """Forget the fragments that read an answer among ``changes`` (``incremental.cache.RenderMemory.stale``)."""
-        marks = stale_marks(changes)
-        if not marks:
-            return
-        for table in (self.current, self.previous):
-            for key in [k for k, (_, lookups) in table.items() if not marks.isdisjoint(lookups)]:
-                del table[key]
+    def get(self, key: tuple[object, ...]) -> Fragment | None:
+        return self.current.get(key)
 
 
 def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
-                       memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
+                       memo: Fragments, remember: bool = True) -> Callable[..., Markup]:
     """``fragment(name, **values)``: a partial rendered once per page depth and reused.
 
     A paper's list item appears on many pages (author, subject, index, related lists); links
@@ -618,7 +640,7 @@ def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
 
 
 def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
-                            memo: FragmentMemo, remember: bool = True) -> Callable[..., Markup]:
+                            memo: Fragments, remember: bool = True) -> Callable[..., Markup]:
     """``fragments(name, var, items, **values)``: ``fragment`` for each item, joined.
 
     The items are joined as plain strings: every one is markup already, and ``Markup.join``
@@ -665,7 +687,7 @@ def _fragment_depth(context: jinja2.runtime.Context) -> int:
     return str(context["page_url"]).count("/")
 
 
-def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: FragmentMemo,
+def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: Fragments,
                     remember: bool) -> Callable[[int, str, tuple[tuple[str, object], ...]], Markup]:
     """Render a fragment at a depth with (sorted) values, or take it from the memo."""
 
@@ -915,6 +937,6 @@ class _Tidy:
         return b"".join(self.parts) if self.parts else b"\n"
 
 
-__all__ = ["FragmentMemo", "Markup", "MemoryWriter", "PageRendering", "PageWriter", "Rendered",
+__all__ = ["Fragment", "Fragments", "Markup", "MemoryWriter", "PageRendering", "PageWriter", "Rendered",
            "Theme", "TrackedCatalog", "asset_versions", "make_environment", "render_pages",
            "target_of", "template_texts"]

@@ -1,0 +1,45 @@
+"""List items kept between builds: the render stage's fragments, outliving the build that
+rendered them (``render.engine.Fragments`` holds one build's)."""
+
+from __future__ import annotations
+
+from site_gen.render.engine import Fragment, Fragments, stale_marks
+
+
+class FragmentMemo(Fragments):
+    """Rendered fragments, with the lookups each made, kept between builds.
+
+    Between builds, the Builder drops entries whose lookups changed (``drop_stale``) and the
+    entries the previous build did not use (``rotate``), so the memo stays the size of a site.
+    """
+
+    def __init__(self, whole_lists_over: int = 100) -> None:
+        super().__init__(whole_lists_over)
+        self.previous: dict[tuple[object, ...], Fragment] = {}
+
+    def get(self, key: tuple[object, ...]) -> Fragment | None:
+        hit = self.current.get(key)
+        if hit is None and (hit := self.previous.pop(key, None)) is not None:
+            self.current[key] = hit
+        return hit
+
+    def rotate(self) -> None:
+        """Start a build: what the last build did not use will be dropped after this one.
+
+        A build that rendered nothing used nothing, and drops nothing: the edit after a
+        build that changed no page finds the list items as the build before left them.
+        """
+        if self.current:
+            self.previous, self.current = self.current, {}
+
+    def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
+        """Forget the fragments that read an answer among ``changes`` (``incremental.cache.RenderMemory.stale``)."""
+        marks = stale_marks(changes)
+        if not marks:
+            return
+        for table in (self.current, self.previous):
+            for key in [k for k, (_, lookups) in table.items() if not marks.isdisjoint(lookups)]:
+                del table[key]
+
+
+__all__ = ["FragmentMemo"]
