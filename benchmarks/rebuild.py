@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full-runs", type=int, default=3,
                         help="full builds timed, the base of every percentage (default 3)")
     parser.add_argument("--hugo-runs", type=int, default=None,
-                        help="runs of each Hugo measurement (default: --runs)")
+                        help="runs of each Hugo measurement (default: --runs; 0: do not time Hugo)")
     parser.add_argument("--work", type=Path, default=None,
                         help="where the corpus and outputs go (default: benchmarks/out/rebuild-N-SEED)")
     parser.add_argument("--kinds", default=",".join(KINDS),
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
         parser.error(f"unknown kinds {unknown}: choose among {','.join(KINDS)}")
-    hugo = None if args.no_hugo else ensure_hugo()
+    hugo = None if args.no_hugo or args.hugo_runs == 0 else ensure_hugo()
     work = args.work or HERE / "out" / f"rebuild-{args.papers}-{args.seed}"
     project = make_corpus(work, args.papers, args.seed, hugo is not None)
     prepare(project)
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     theirs: dict[str, list[float]] = {}
     if hugo is not None:
         theirs = time_hugo(hugo, project, [k for k in kinds if KINDS[k].hugo is not None],
-                           max(1, args.hugo_runs or runs))
+                           args.hugo_runs or runs)
     report_kinds(args.papers, full, kinds, timed, theirs, hugo is not None)
     if not args.no_extras:
         first = time_first_edit(project, runs)
