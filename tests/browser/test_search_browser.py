@@ -280,8 +280,7 @@ def test_ranking_puts_the_title_that_is_the_query_first(search_page) -> None:
 def test_an_idle_page_gets_ready_without_downloading_the_index(page, corpus_site, corpus_base,
                                                                 visit) -> None:
     """While idle, a fresh search page opens its connections (requests for the manifest's
-    headers) and warms its code on made-up data: it downloads no other index file and shows
-    nothing. Its first query then fetches a small vocabulary beside the word's shards."""
+    headers): it downloads no other index file and shows nothing. Its first query then fetches a small vocabulary beside the word's shards."""
     index = json.loads((corpus_site / "search.json").read_text(encoding="utf-8"))
     counted = Counter(w for p in index["papers"] for w in words(p["title"]) if len(w) >= 6)
     word = counted.most_common(1)[0][0]  # many results: typos are never looked for
@@ -290,7 +289,7 @@ def test_an_idle_page_gets_ready_without_downloading_the_index(page, corpus_site
     visit(corpus_base + "search/")
     page.wait_for_function("document.querySelector('.search-form').dataset.state === 'done'")
     page.wait_for_load_state("networkidle")
-    for _ in range(5):  # the warm-up's rounds run in idle callbacks
+    for _ in range(5):  # the connections are opened in an idle callback
         page.evaluate("() => new Promise((done) => requestIdleCallback(done))")
     index_requests = [(m, p) for m, p in sent if "/search/index/" in p]
     assert index_requests == [("GET", urlsplit(corpus_base).path + "search/index/meta.json")] + \

@@ -345,23 +345,6 @@
     for (var i = shardIndex(from); i <= shardIndex(word) && i < meta.shards.length; i++) wanted[i] = true;
     return Object.keys(wanted).map(Number);
   }
-  // Adds to found the terms of a shard that the word is, starts or completes.
-  function shardMatches(shard, word, root, seen, found) {
-    for (var term in shard) {
-      if (seen[term]) continue;
-      var quality = term === word || term === root ? EXACT :
-        term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
-        completes(word, term) ? ENDING : 0;
-      if (quality) {
-        seen[term] = true;
-        found.push({term: term, quality: quality, encoded: shard[term]});
-      }
-    }
-  }
-  // The terms of a vocabulary (words separated by spaces) within one typo of the word.
-  function typosIn(vocabulary, word, root, seen) {
-    return vocabulary.split(" ").filter(function (t) { return !seen[t] && typoOf(word, root, t); });
-  }
   // Resolves to [{term, quality, lists}] for one query word: the terms it is (its stem, or
   // itself in names), the terms it starts, and (withTypos) those within one typo.
   function matchWord(word, withTypos) {
@@ -370,8 +353,21 @@
     var vocab = wantTypos ? load("v/" + letterKey(word) + ".json") : Promise.resolve("");
     return Promise.all([loadShards(wordShards(word, root)), vocab]).then(function (loaded) {
       var found = [], seen = {};
-      loaded[0].forEach(function (shard) { shardMatches(shard, word, root, seen, found); });
-      var typos = loaded[1] ? typosIn(loaded[1], word, root, seen) : [];
+      loaded[0].forEach(function (shard) {
+        for (var term in shard) {
+          if (seen[term]) continue;
+          var quality = term === word || term === root ? EXACT :
+            term.lastIndexOf(word, 0) === 0 || term.lastIndexOf(root, 0) === 0 ? PREFIX :
+            completes(word, term) ? ENDING : 0;
+          if (quality) {
+            seen[term] = true;
+            found.push({term: term, quality: quality, encoded: shard[term]});
+          }
+        }
+      });
+      var typos = loaded[1] ? loaded[1].split(" ").filter(function (t) {
+        return !seen[t] && typoOf(word, root, t);
+      }) : [];
       if (!typos.length) return found;
       var needed = {};
       typos.forEach(function (t) { needed[shardIndex(t)] = true; });
@@ -705,24 +701,6 @@
     }
   }
 
-  // ---- warming up while idle ---------------------------------------------------------------
-  // A fresh page would run its search code for the first time on the reader's first query,
-  // in V8's interpreter: matching, decoding, ranking and building the results then took as
-  // long as fetching them. While idle, the page runs each step on made-up data so that the
-  // first query runs compiled code. Nothing is fetched, cached or put on screen.
-  function warmUp() {
-    var text = "", marks = [{prefix: "search", terms: {}}];
-    for (var i = 0; i < 3000; i++) text += DIGITS.charAt(i % 32);
-    var lists = [{slot: 0, ids: decodeIds(text)}, {slot: 13, ids: decodeIds("~" + text)}];
-    var ids = rank([[{quality: EXACT, lists: lists}], [{quality: PREFIX, lists: lists}]], null);
-    shardMatches({search: "", searching: "", seaside: ""}, "searchin", stem("searchin"), {}, []);
-    typosIn("seach serch sarch searches", "searhc", stem("searhc"), {});
-    for (i = 0; i < PAGE; i++) {
-      resultItem(ids[i], {u: "", t: "Searching: a search", a: ["Ada Lovelace", "Alan Turing"], y: 1,
-        s: [], x: "We searched for the searches."}, marks);
-    }
-  }
-
   // ---- the URL holds the query and filters -----------------------------------------------
   function readUrl() {
     var params = new URL(window.location.href).searchParams;
@@ -823,7 +801,7 @@
       readUrl();
       if (!input.value) countEl.textContent = "";
       run();
-      (window.requestIdleCallback || window.setTimeout)(function () { connect(); warmUp(); });
+      (window.requestIdleCallback || window.setTimeout)(connect);
     })
     .catch(fail);
 })();
