@@ -48,3 +48,12 @@ def test_plurals_and_forms_share_a_stem() -> None:
     assert stem("scaling") == stem("scale") and stem("laws") == stem("law")
     assert stem("rollmux") == "rollmux" and stem("王") == "王"  # non-ASCII words: themselves
     assert "the" in STOPWORDS
+
+
+@pytest.mark.parametrize("site", ["demo_site", "corpus_site"])
+def test_a_stem_starts_with_its_words_first_letter(request, site: str) -> None:
+    """search.js stems a result's word, to mark it, only when a matched term starts with the
+    word's first letter: that holds because no stem loses it."""
+    odd = ["aing", "aed", "eed", "ies", "ying", "yes", "sses", "skies", "dying", "idly", "y" * 5]
+    vocab = vocabulary(request.getfixturevalue(site)) + odd
+    assert [w for w in vocab if not stem(w).startswith(w[0])] == []

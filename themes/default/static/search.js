@@ -197,8 +197,11 @@
   var announceTimer = 0;
 
   // ---- text ------------------------------------------------------------------------------
+  var ASCII = /^[\x00-\x7f]*$/;
   function fold(text) {
-    return String(text || "").normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+    text = String(text || "");
+    if (ASCII.test(text)) return text.toLowerCase();  // most text, and NFKD leaves it as it is
+    return text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
   }
   function words(text) {
     return fold(text).split(SPLIT).filter(Boolean);
@@ -542,9 +545,9 @@
       .then(function (found) {
         if (mine !== sequence) return;
         var marks = found.matches.map(function (terms, i) {
-          var matched = {};
-          terms.forEach(function (m) { matched[m.term] = true; });
-          return {prefix: qwords[i], terms: matched};
+          var matched = {}, firsts = {};
+          terms.forEach(function (m) { matched[m.term] = true; firsts[m.term.charAt(0)] = true; });
+          return {prefix: qwords[i], terms: matched, firsts: firsts};
         });
         return fetchFragments(found.ids.slice(0, PAGE)).then(function () {
           if (mine === sequence) show(wanted, qwords, found.ids, marks, found.full);
@@ -663,12 +666,16 @@
 
   // How much of a word to mark: the query word it starts with, or all of a word that is
   // another form of a matched term (its stem is the term) or begins with a typo's term.
+  // A stem keeps its word's first letter, so a token is stemmed (at most once) only when a
+  // matched term starts as it does: most tokens of a result are not, and stemming them all
+  // was a good part of a first query's time.
   function markLength(token, marks) {
-    var folded = fold(token), length = 0;
+    var folded = fold(token), length = 0, stemmed = null;
     marks.forEach(function (mark) {
       if (folded.lastIndexOf(mark.prefix, 0) === 0) {
         length = Math.max(length, folded.length === token.length ? mark.prefix.length : token.length);
-      } else if (mark.terms[folded] || mark.terms[stem(folded)]) {
+      } else if (mark.terms[folded] || (mark.firsts[folded.charAt(0)] &&
+                 mark.terms[stemmed === null ? (stemmed = stem(folded)) : stemmed])) {
         length = token.length;
       }
     });
