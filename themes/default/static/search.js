@@ -1,3 +1,6 @@
+//# allFunctionsCalledOnLoad
+// (V8's compile hint, first line only: compile every function as the file loads, not the
+// first query's functions on the main thread while a reader waits for results.)
 // site-gen search page. Loads a small manifest, then for each query only the term shards,
 // vocabularies and result fragments it needs (format: docs/search.md). No dependencies.
 // Every query word must match a word of the title, authors, subjects or abstract: the same
