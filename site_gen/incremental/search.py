@@ -29,6 +29,7 @@ from site_gen.outputs.search import (
     DocPiece,
     SearchFile,
     Terms,
+    add_postings,
     author_made,
     encode_ids,
     fragment_groups,
@@ -43,7 +44,6 @@ from site_gen.outputs.search import (
     ordered_authors,
     paper_made,
     paper_order,
-    postings,
     search_json,
     shard_json,
     term_order,
@@ -229,6 +229,14 @@ TO_MAKE = DocPiece(NO_TERMS, b"", b"", None, (), True)
 """The place of a paper whose piece is yet to be made (``_orders_after``)."""
 
 
+def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
+    """Every document's postings (``add_postings``), from the documents' kept terms."""
+    index: dict[str, list[list[int]]] = {}
+    for number, fields in enumerate(terms):
+        add_postings(index, number, fields)
+    return index
+
+
 def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]]:
     """Change ``memo.index`` from the old documents' terms to ``terms`` (as many numbers);
     the terms whose lists changed, each with the lists (``field * LEVELS + level``)."""
@@ -275,7 +283,7 @@ def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, s
                 memo.parts.pop(term, None)
     else:
         memo.counted = None
-        memo.index = postings(terms)
+        memo.index = _postings(terms)
         memo.parts = {t: [encode_ids(ids, total) for ids in lists]
                       for t, lists in memo.index.items()}
         memo.encoded = {t: joined_term(parts) for t, parts in memo.parts.items()}

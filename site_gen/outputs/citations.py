@@ -41,10 +41,10 @@ def citation_keys(catalog: Catalog, make: Callable[[Catalog], dict[str, str]] | 
     of one build both need them. ``make`` works them out (``fresh_keys``; a rebuild passes
     one that reuses the base keys of unchanged papers).
     """
-    kept: dict[str, dict[str, str]] = catalog.derived if type(catalog) is Catalog else {}
-    if "citation-keys" not in kept:
-        kept["citation-keys"] = (make or fresh_keys)(catalog)
-    return kept["citation-keys"]
+    derived: dict[str, dict[str, str]] = catalog.derived if type(catalog) is Catalog else {}
+    if "citation-keys" not in derived:
+        derived["citation-keys"] = (make or fresh_keys)(catalog)
+    return derived["citation-keys"]
 
 
 def fresh_keys(catalog: Catalog) -> dict[str, str]:

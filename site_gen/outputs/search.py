@@ -439,17 +439,12 @@ def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
                   index: dict[str, list[list[int]]]) -> Iterator[bytes]:
     """Each document's fragment, as it is made; meanwhile, its piece without words
     (``NO_TERMS``) or fragment goes to ``docs`` at its number, its entry to ``entries``, and
-    its postings to ``index``: what ``postings`` makes of kept words, but no document's words
-    outlive it (at 100,000 papers they took 1.7 GB), nor its fragment once it is written."""
+    its postings to ``index`` (``add_postings``), but no document's words outlive it (at
+    100,000 papers they took 1.7 GB), nor its fragment once it is written."""
     made = itertools.chain((paper_made(catalog, p) for p in papers),
                            (author_made(a) for a in authors))
     for number, (doc, entry) in zip(numbers, made):
-        for field, found in enumerate(doc_terms(doc)):
-            for term, strength in found:
-                lists = index.get(term)
-                if lists is None:
-                    lists = index[term] = no_lists()
-                lists[field * LEVELS + strength].append(number)
+        add_postings(index, number, doc_terms(doc))
         docs[number] = DocPiece(NO_TERMS, b"", b"", doc.year, doc.subjects, doc.is_paper)
         entries.append(json_bytes(entry))
         yield json_bytes(doc.fragment)
@@ -486,18 +481,15 @@ def _author_entry(author: Author) -> dict[str, object]:
 
 # ---- postings -----------------------------------------------------------------------------
 
-def postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
-    """term -> one ascending list of doc numbers per field and level, from the documents'
-    kept terms."""
-    index: dict[str, list[list[int]]] = {}
-    for number, fields in enumerate(terms):
-        for field, found in enumerate(fields):
-            for term, strength in found:
-                lists = index.get(term)
-                if lists is None:
-                    lists = index[term] = no_lists()
-                lists[field * LEVELS + strength].append(number)
-    return index
+def add_postings(index: dict[str, list[list[int]]], number: int, terms: Terms) -> None:
+    """Post document ``number``'s terms in ``index``: term -> one list of doc numbers per
+    field and ``level`` (``field * LEVELS + level``), ascending when numbers come so."""
+    for field, found in enumerate(terms):
+        for term, strength in found:
+            lists = index.get(term)
+            if lists is None:
+                lists = index[term] = no_lists()
+            lists[field * LEVELS + strength].append(number)
 
 
 def encode_number(n: int) -> str:
