@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from site_gen.incremental.builder import Builder
-from site_gen.outputs.pieces import Carried, CatalogDelta
+from site_gen.incremental.pieces import Carried, CatalogDelta
 from site_gen.pipeline import site_files_key
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -39,7 +39,8 @@ def files_of(builder: Builder, plan: object, previous: dict[str, bytes] | None =
     catalog, changes = plan.catalog, plan.changes  # type: ignore[attr-defined]
     delta = CatalogDelta.of(builder.memory.catalog, catalog, changes)
     entries = builder._bibtex(plan, False, delta)  # type: ignore[arg-type]
-    stream, _ = builder._site_files(plan, entries, False, delta)  # type: ignore[arg-type]
+    now = site_files_key(plan)  # type: ignore[arg-type]
+    stream, _ = builder._site_files(plan, now, entries, False, delta)  # type: ignore[arg-type]
     files: dict[str, bytes] = {}
     for item in stream:
         if isinstance(item, Carried):

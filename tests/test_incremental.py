@@ -163,8 +163,8 @@ def test_files_beside_the_pages_are_kept_when_the_catalog_did_not_change(site: B
     def unexpected(*args: object) -> None:
         raise AssertionError("search index, feeds, citations and exports made again")
 
-    monkeypatch.setattr(build_module, "site_file_stream", unexpected)
-    monkeypatch.setattr(build_module, "bibtex_entries", unexpected)
+    monkeypatch.setattr(build_module, "kept_site_file_stream", unexpected)
+    monkeypatch.setattr(build_module, "kept_bibtex_entries", unexpected)
     result = rebuild(site, lambda: write(site.project, "templates/page.html",
                                          '{% extends "!theme/page.html" %}'))
     assert result.ok and "search.json" in read_tree(site.output)
@@ -172,13 +172,13 @@ def test_files_beside_the_pages_are_kept_when_the_catalog_did_not_change(site: B
 
 def made_and_carried(monkeypatch) -> tuple[list[str], list[str]]:
     """The names of the files beside the pages the next builds make, and of those they carry
-    over from the output (``memo.Carried``)."""
+    over from the output (``incremental.pieces.Carried``)."""
     import site_gen.incremental.builder as build_module
-    from site_gen.outputs.pieces import Carried
+    from site_gen.incremental.pieces import Carried
 
     made: list[str] = []
     carried: list[str] = []
-    stream = build_module.site_file_stream
+    stream = build_module.kept_site_file_stream
 
     def watched(*args, **kwargs):
         for item in stream(*args, **kwargs):
@@ -188,7 +188,7 @@ def made_and_carried(monkeypatch) -> tuple[list[str], list[str]]:
                 made.append(item[0])
             yield item
 
-    monkeypatch.setattr(build_module, "site_file_stream", watched)
+    monkeypatch.setattr(build_module, "kept_site_file_stream", watched)
     return made, carried
 
 

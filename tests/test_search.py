@@ -14,12 +14,12 @@ from site_gen.outputs.search import (
     EXCERPT_CHARS,
     INDEX_DIR,
     STOPWORDS,
-    _shard_starts,
     doc_numbers,
     encode_ids,
     encode_number,
     excerpt,
     indexable,
+    shard_starts,
     term_order,
     typeset,
     words,
@@ -250,5 +250,5 @@ def test_math_is_found_by_its_words_and_its_symbols(make_project) -> None:
 
 
 def test_shard_starts_are_the_shortest_that_part_the_terms() -> None:
-    assert _shard_starts([["apple", "arc"], ["labor", "lazy"], ["lb"], ["zebra"]]) == \
+    assert shard_starts([["apple", "arc"], ["labor", "lazy"], ["lb"], ["zebra"]]) == \
         ["apple", "l", "lb", "z"]

@@ -8,5 +8,7 @@ memory, which calls each stage's plain function.
 
 The stages' watch-mode variants live here, each held by property tests to the plain function
 of its stage, which is the specification: ``catalog.CatalogMemo`` (with ``grouping.Regrouping``)
-to ``catalog.assemble.build_catalog``, ``routes.RouteMemo`` to ``plan.routes.plan_routes``.
+to ``catalog.assemble.build_catalog``, ``routes.RouteMemo`` to ``plan.routes.plan_routes``,
+``outputs.kept_site_file_stream`` (with ``search.kept_search_files``; their pieces are kept in
+``pieces.Pieces``) to ``outputs.files.site_file_stream``.
 """

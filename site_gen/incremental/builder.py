@@ -34,18 +34,18 @@ from site_gen.incremental import store
 from site_gen.incremental.cache import FileCache, Lookup, RenderMemory, intern_catalog
 from site_gen.incremental.catalog import CatalogMemo
 from site_gen.incremental.fragments import FragmentMemo
+from site_gen.incremental.outputs import SiteFilesMemo, kept_bibtex_entries, kept_site_file_stream
+from site_gen.incremental.pieces import Carried, CatalogDelta
 from site_gen.incremental.routes import RouteMemo
 from site_gen.incremental.store import StoredKey
 from site_gen.model import Catalog, Dump
 from site_gen.outputs.citations import bibtex_entries
 from site_gen.outputs.files import (
     SiteFile,
-    SiteFilesMemo,
     catalog_file_stream,
     route_file_stream,
     site_file_stream,
 )
-from site_gen.outputs.pieces import Carried, CatalogDelta, made_files
 from site_gen.pipeline import (
     CONTENT_DIR,
     DEFAULT_OUTPUT,
@@ -144,9 +144,9 @@ class Builder:
         self.page_files: FileCache[bytes] = FileCache(keep_bytes)
         self.memory = RenderMemory()
         self.fragments = FragmentMemo()
-        self.site_memo = SiteFilesMemo(keep=self.keep_spare)
-        """Per-paper pieces of the files beside the pages, reused by the next build (outputs/pieces.py);
-        a one-shot build keeps none."""
+        self.site_memo = SiteFilesMemo() if self.keep_spare else None
+        """Per-paper pieces of the files beside the pages, reused by the next build
+        (incremental/outputs.py); a one-shot build keeps none: it calls the plain generators."""
         self.catalog_memo = CatalogMemo() if self.keep_spare else None
         """What the catalog stage made, for a rebuild after a few dumps changed (incremental/catalog.py)."""
         self.routes_memo = RouteMemo() if self.keep_spare else None
@@ -294,10 +294,8 @@ class Builder:
         if failing(diagnostics, strict) or \
                 len(catalog.papers) + len(catalog.authors) < PARALLEL_THRESHOLD:
             return
-        entries = bibtex_entries(catalog, config.site_url, self.site_memo.citations)
-        memo = self.site_memo
-        ahead.start(entries, lambda: catalog_file_stream(catalog, config, entries, build_time,
-                                                         memo))
+        entries = bibtex_entries(catalog, config.site_url)
+        ahead.start(entries, lambda: catalog_file_stream(catalog, config, entries, build_time))
 
     def plan(self, changed: Collection[str] = (), stopwatch: Stopwatch | None = None,
              on_catalog: Callable[[Config, Catalog, datetime | None, list[Diagnostic]], None]
@@ -442,7 +440,7 @@ class Builder:
                     else:
                         kept_files = set()
                         files = self._put_site_files(
-                            route_file_stream(plan.config, plan.routes, self.site_memo),
+                            route_file_stream(plan.config, plan.routes),
                             staging, taken)
                         self._take_ahead(ahead, staging, taken)
                     stopwatch.lap("site files")
@@ -512,7 +510,10 @@ class Builder:
         if same_catalog and before is not None and self.memory.site is not None \
                 and self.memory.site[0].site_url == plan.config.site_url:  # type: ignore[index]
             return before  # type: ignore[return-value]
-        return bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations, delta)
+        if self.site_memo is None:
+            return bibtex_entries(plan.catalog, plan.config.site_url)
+        return kept_bibtex_entries(plan.catalog, plan.config.site_url, self.site_memo.citations,
+                                   delta)
 
     def _site_files(self, plan: Plan, now: tuple[object, tuple[str, ...]],
                     entries: Mapping[str, str], same_catalog: bool, delta: CatalogDelta | None
@@ -525,10 +526,13 @@ class Builder:
         live = self.tree.digests()
         if same_catalog and key == now and all(live.get(n) for n in names):
             return iter(()), set(names)
+        if self.site_memo is None:
+            return site_file_stream(plan.catalog, plan.config, plan.routes, dict(entries),
+                                    plan.build_time), set()
         same_settings = isinstance(key, tuple) and key[0] == now[0]  # the sitemap reads routes
-        return site_file_stream(plan.catalog, plan.config, plan.routes, dict(entries),
-                                plan.build_time, self.site_memo,
-                                delta if same_settings else None), set()
+        return kept_site_file_stream(plan.catalog, plan.config, plan.routes, dict(entries),
+                                     plan.build_time, self.site_memo,
+                                     delta if same_settings else None), set()
 
     def _stale_routes(self, routes: tuple[Route, ...], changes: frozenset[Lookup] | None,
                       fresh: bool) -> tuple[Route, ...]:
@@ -601,7 +605,7 @@ class _Ahead:
     def __init__(self, tree: OutputTree) -> None:
         self.tree = tree
         self.entries: Mapping[str, str] = {}
-        self.make: Callable[[], Iterator[SiteFile | Carried]] = lambda: iter(())
+        self.make: Callable[[], Iterator[SiteFile]] = lambda: iter(())
         self._open: contextlib.ExitStack | None = None
         """Holds the staging ``start`` opened until a build takes it (``staged``)."""
         self._staging: Staging | None = None
@@ -613,7 +617,7 @@ class _Ahead:
         return self._process is not None
 
     def start(self, entries: Mapping[str, str],
-              make: Callable[[], Iterator[SiteFile | Carried]]) -> None:
+              make: Callable[[], Iterator[SiteFile]]) -> None:
         """Open the staging and fork the process that runs ``make`` into it. If the output
         cannot be staged, nothing starts: the build then meets (and reports) the problem."""
         opened = contextlib.ExitStack()
@@ -668,7 +672,7 @@ class _Ahead:
 
 
 def _stage_ahead(answer: Connection, reader: Connection, parent: int, staging: Staging,
-                 make: Callable[[], Iterator[SiteFile | Carried]]) -> None:
+                 make: Callable[[], Iterator[SiteFile]]) -> None:
     """In ``_Ahead``'s process: make and stage the files, and send back what was staged (None
     after any error: the Builder then makes them itself, and so reports the error).
 
@@ -681,7 +685,7 @@ def _stage_ahead(answer: Connection, reader: Connection, parent: int, staging: S
     receipts: list[Receipt] | None
     try:
         receipts = [staging.write(name, data) if isinstance(data, bytes)
-                    else staging.write_stream(name, data) for name, data in made_files(make())]
+                    else staging.write_stream(name, data) for name, data in make()]
     except Exception:  # noqa: BLE001 - reported by the Builder, which makes them again
         receipts = None
     answer.send(receipts)

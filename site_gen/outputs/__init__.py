@@ -3,6 +3,8 @@
 In: the ``Catalog``, the ``Config`` and the ``Route``s. Out: ``files.site_file_stream``
 yields every file once, each made when asked for: the search index (``search``), Atom feeds
 (``feeds``), citation files (``citations``), data exports (``exports``), the sitemap
-(``sitemap``) and GitHub Pages' ``.nojekyll``/``CNAME``. Each generator is a function of its
-inputs; given the ``pieces`` of a previous build it reuses what it made from the same inputs.
+(``sitemap``) and GitHub Pages' ``.nojekyll``/``CNAME``. Each generator is a plain function
+of its inputs and keeps nothing: it is the specification of its files. It exposes the piece
+it makes per paper or author and the function that joins the pieces, which the rebuilding
+variants in ``incremental.outputs`` and ``incremental.search`` reuse.
 """

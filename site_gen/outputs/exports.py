@@ -7,10 +7,9 @@ a new version. URLs are absolute (under ``site_url``) so the files are useful an
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from site_gen.model import Author, Catalog, Paper
-from site_gen.outputs.pieces import CatalogDelta, Pieces, in_step
 from site_gen.plan.urls import (
     AUTHORS_EXPORT,
     PAPERS_EXPORT,
@@ -31,73 +30,42 @@ from site_gen.util.text import plain_text
 EXPORT_VERSION = 1
 
 
-class ExportMemo:
-    """The JSON text of each paper's and author's export entry, kept between builds (outputs/pieces.py)."""
-
-    def __init__(self, keep: bool = True) -> None:
-        self.keep = keep
-        self.papers: Pieces[bytes] = Pieces(keep)
-        self.authors: Pieces[bytes] = Pieces(keep)
-        self.made: Catalog | None = None
-        """The catalog every entry was last made (or reused) for."""
+def export_outputs(catalog: Catalog, config: Config) -> dict[str, bytes]:
+    """Both export files, the bytes ``encode_json`` gives the documents below."""
+    return {name: b"".join(parts) for name, parts in export_files(catalog, config)}
 
 
-def export_outputs(catalog: Catalog, config: Config,
-                   memo: ExportMemo | None = None) -> dict[str, bytes]:
-    """Both export files, the bytes ``encode_json`` gives the documents below.
-
-    They are joined from each entry's JSON text; with a memo, unchanged entries are reused.
-    """
-    return {name: b"".join(parts) for name, parts in export_files(catalog, config, memo)}
-
-
-def export_files(catalog: Catalog, config: Config, memo: ExportMemo | None = None,
-                 delta: CatalogDelta | None = None) -> Iterator[tuple[str, JsonParts]]:
+def export_files(catalog: Catalog, config: Config) -> Iterator[tuple[str, JsonParts]]:
     """``export_outputs``, each file as the parts it joins from (``Staging.put_parts``),
-    each entry made as its part is taken. Given the ``delta`` from the catalog the memo last
-    made every entry for (a rebuild with the same settings), only the entries of what it
-    names (or of papers shown changed) are looked at again."""
-    memo = memo or ExportMemo()
-    after, memo.made = in_step(delta, memo.made, memo.keep), None
+    each entry made as its part is taken, so that no file is ever whole in memory."""
     site_url, files = config.site_url, config.citation_files
+    papers = (paper_entry(p, catalog, site_url, files, author_names(p, catalog))
+              for p in catalog.papers)
+    authors = (author_entry(a, site_url) for a in catalog.authors)
+    return export_parts(catalog, config, papers, authors)
+
+
+def export_parts(catalog: Catalog, config: Config, papers: Iterable[bytes],
+                 authors: Iterable[bytes]) -> Iterator[tuple[str, JsonParts]]:
+    """Both files joined from their entries' JSON texts (``paper_entry``, ``author_entry``,
+    in catalog order): what the one-shot and the rebuilding generator share."""
     site, version = json_bytes(_site(config)), json_bytes(EXPORT_VERSION)
-    shown = after.papers_shown if after is not None else frozenset()
-
-    def papers() -> Iterator[bytes]:
-        value = memo.papers.value
-        for p in catalog.papers:
-            if after is not None and p.id not in shown:
-                yield value(p.id)
-                continue
-            names = author_names(p, catalog)
-            yield memo.papers.get(p.id, (p, names, site_url, files),
-                                  lambda: json_bytes(_paper(p, catalog, site_url, files, names)))  # noqa: B023
-        if after is not None:
-            memo.papers.settle(after.papers_gone)
-        else:
-            memo.papers.done()
-
-    def authors() -> Iterator[bytes]:
-        remade = (after.authors | after.author_papers | after.author_profiles
-                  if after is not None else frozenset())
-        value = memo.authors.value
-        for a in catalog.authors:
-            if after is not None and a.id not in remade:
-                yield value(a.id)
-                continue
-            yield memo.authors.get(a.id, (a, a.members, a.own_profiles, site_url),
-                                   lambda: json_bytes(_author(a, site_url)))  # noqa: B023
-        if after is not None:
-            memo.authors.settle(after.authors_gone)
-        else:
-            memo.authors.done()
-        memo.made = catalog if memo.keep else None  # both files made: the last part taken
-
     yield PAPERS_EXPORT, json_object_parts(
-        {"version": version, "site": site, "papers": json_array(papers()),
+        {"version": version, "site": site, "papers": json_array(papers),
          "subjects": json_bytes(_subjects(catalog, config))}, b"\n")
     yield AUTHORS_EXPORT, json_object_parts(
-        {"version": version, "site": site, "authors": json_array(authors())}, b"\n")
+        {"version": version, "site": site, "authors": json_array(authors)}, b"\n")
+
+
+def paper_entry(paper: Paper, catalog: Catalog, site_url: str, citation_files: bool,
+                names: Names | None = None) -> bytes:
+    """A paper's entry in ``papers.json``, as JSON text: the piece a rebuild may keep."""
+    return json_bytes(_paper(paper, catalog, site_url, citation_files, names))
+
+
+def author_entry(author: Author, site_url: str) -> bytes:
+    """An author's entry in ``authors.json``, as JSON text: the piece a rebuild may keep."""
+    return json_bytes(_author(author, site_url))
 
 
 def _site(config: Config) -> dict[str, object]:

@@ -8,19 +8,18 @@ never come from the wall clock: an entry is dated January 1st of its paper's yea
 Text is escaped as ElementTree escapes it (the bytes are those of ``ET.tostring`` after
 ``ET.indent(space=" ")``), after characters XML forbids are dropped. Documents are joined from
 strings rather than built as trees: an entry's text is the same in every feed that holds it,
-so it is made once per paper and, with a ``FeedMemo``, kept between builds.
+so it is made once per paper (``entries_once``; a rebuild keeps it between builds:
+``incremental.outputs``).
 """
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from site_gen import __version__
 from site_gen.model import Catalog, Paper, newest_first
-from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step
 from site_gen.plan.urls import (
     SITE_FEED,
     absolute_url,
@@ -64,108 +63,59 @@ def feed_specs(catalog: Catalog, config: Config) -> tuple[FeedSpec, ...]:
     return tuple(specs)
 
 
-class FeedMemo:
-    """Entry texts by paper, feed heads and whole feeds by URL, kept between builds (outputs/pieces.py)."""
-
-    def __init__(self, keep: bool = True) -> None:
-        self.entries: Pieces[str] = Pieces()
-        """Kept within a build whatever ``keep`` says: every feed holding a paper shares it."""
-        self.heads: Pieces[str] = Pieces(keep)
-        self.feeds: Pieces[bytes] = Pieces(keep)
-        self.keep = keep
-        self.made: Catalog | None = None
-        """The catalog every feed was last made (or carried) for."""
+EntryText = Callable[[Paper, str], str]
+"""An entry's text given its paper and ``fallback`` date (``entry_text``)."""
 
 
-def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = None,
-               memo: FeedMemo | None = None, delta: CatalogDelta | None = None
-               ) -> Iterator[tuple[str, bytes] | Carried]:
+def feed_files(catalog: Catalog, config: Config, build_time: datetime | None = None
+               ) -> Iterator[tuple[str, bytes]]:
     """Every Atom feed of the site, one at a time, each made when it is asked for.
 
     Papers are put in newest-first order once, as ranks, so that each feed sorts its papers
-    by a dictionary lookup; each entry's text is looked up once a build, however many feeds
-    hold its paper. Given the ``delta`` from the catalog the memo last made every feed for
-    (a rebuild with the same settings), only the site feed and the feeds of authors and
-    subjects the delta touches are made again; the others come as one ``Carried``.
+    by a dictionary lookup; each entry's text is made once a build, however many feeds
+    hold its paper.
     """
-    memo = memo or FeedMemo()
-    delta, memo.made = in_step(delta, memo.made, memo.keep), None
-    specs = feed_specs(catalog, config)
-    carried: list[str] = []
-    if delta is not None:
-        touched = _feeds_touched(catalog, delta)
-        carried = [spec.url for spec in specs if spec.url not in touched]
-        specs = tuple(_newest(spec, catalog) for spec in specs if spec.url in touched)
-        rank = newest_first_ranks(catalog, {i for spec in specs for i in spec.paper_ids})
-    else:
-        rank = newest_first_ranks(catalog)
-    entries: dict[tuple[str, str], str] = {}
-    for spec in specs:
-        yield spec.url, render_feed(spec, catalog, config, build_time, memo, rank, entries)
-    if delta is not None:
-        if carried:
-            yield Carried(tuple(carried))
-        gone = _feeds_gone(delta)
-        memo.heads.settle(gone)
-        memo.feeds.settle(gone)
-        memo.entries.settle([key for key in memo.entries.kept_keys() if isinstance(key, tuple)
-                             and key[0] in delta.papers_gone] if delta.papers_gone else ())
-    else:
-        memo.entries.done()
-        memo.heads.done()
-        memo.feeds.done()
-    memo.made = catalog if memo.keep else None
+    rank = newest_first_ranks(catalog)
+    entry = entries_once(lambda paper, fallback: entry_text(paper, catalog, config, fallback))
+    for spec in feed_specs(catalog, config):
+        yield spec.url, render_feed(spec, catalog, config, build_time, rank, entry)
 
 
-def _newest(spec: FeedSpec, catalog: Catalog) -> FeedSpec:
-    """The feed with only the papers it shows (the newest ``spec.limit``): the same bytes,
-    and the site feed's papers need not all be ranked."""
-    if len(spec.paper_ids) <= spec.limit:
-        return spec
-    paper = catalog.paper
-    newest = heapq.nsmallest(spec.limit, spec.paper_ids, key=lambda i: newest_first(paper(i)))
-    return replace(spec, paper_ids=tuple(newest))
+def entries_once(make: EntryText) -> EntryText:
+    """``make``, answering a second call for the same paper and date from the first: an
+    entry is the same text in every feed that holds its paper."""
+    made: dict[tuple[str, str], str] = {}
 
-
-def _feeds_touched(catalog: Catalog, delta: CatalogDelta) -> set[str]:
-    """The URLs of the feeds a change may have changed: the site feed, and the feeds of the
-    authors and subjects named, or of papers shown changed."""
-    shown = [catalog.paper(i) for i in delta.papers_shown - delta.papers_gone]
-    authors = delta.authors | delta.author_papers | {a for p in shown for a in p.all_author_ids}
-    subjects = delta.subjects | delta.subject_papers | {c for p in shown for c in p.subjects}
-    return ({SITE_FEED} | {author_feed_url(a) for a in authors}
-            | {subject_feed_url(c) for c in subjects})
-
-
-def _feeds_gone(delta: CatalogDelta) -> list[str]:
-    """The URLs of the feeds of authors and subjects no longer in the catalog."""
-    return ([author_feed_url(a) for a in delta.authors_gone]
-            + [subject_feed_url(c) for c in delta.subjects_gone])
+    def entry(paper: Paper, fallback: str) -> str:
+        text = made.get((paper.id, fallback))
+        if text is None:
+            text = made[paper.id, fallback] = make(paper, fallback)
+        return text
+    return entry
 
 
 def render_feed(spec: FeedSpec, catalog: Catalog, config: Config,
-                build_time: datetime | None, memo: FeedMemo | None = None,
-                rank: Mapping[str, int] | None = None,
-                entries: dict[tuple[str, str], str] | None = None) -> bytes:
-    """One Atom 1.0 document. ``rank`` is ``newest_first_ranks(catalog)``, and ``entries``
-    holds the entry texts made so far in this build (both made when missing)."""
-    memo = memo or FeedMemo()
+                build_time: datetime | None, rank: Mapping[str, int] | None = None,
+                entry: EntryText | None = None) -> bytes:
+    """One Atom 1.0 document. ``rank`` is ``newest_first_ranks(catalog)``, and ``entry``
+    gives each entry's text (both made when missing)."""
+    papers, updated = feed_papers(spec, catalog, build_time, rank)
+    entry = entry or (lambda paper, fallback: entry_text(paper, catalog, config, fallback))
+    texts = [entry(paper, entry_fallback(paper, updated)) for paper in papers]
+    return feed_bytes(feed_head(spec, config, updated), texts)
+
+
+def feed_papers(spec: FeedSpec, catalog: Catalog, build_time: datetime | None,
+                rank: Mapping[str, int] | None = None) -> tuple[list[Paper], str]:
+    """The papers a feed shows, newest first, and its ``updated`` date."""
     rank = rank or newest_first_ranks(catalog)
     papers = [catalog.paper(i) for i in sorted(spec.paper_ids, key=rank.__getitem__)[:spec.limit]]
-    updated = _timestamp(build_time) if build_time else _newest_date(papers)
-    head = memo.heads.get(spec.url, (spec.title, spec.page_url, config, updated),
-                          lambda: _feed_head(spec, config, updated))
-    made = {} if entries is None else entries
-    texts = []
-    for paper in papers:
-        fallback = "" if paper.year else updated  # only undated entries show the feed's date
-        text = made.get((paper.id, fallback))
-        if text is None:
-            text = made[paper.id, fallback] = _entry_text(paper, catalog, config, fallback,
-                                                       memo.entries)
-        texts.append(text)
-    body = (head, tuple(texts))
-    return memo.feeds.get(spec.url, body, lambda: _feed_bytes(*body))
+    return papers, _timestamp(build_time) if build_time else _newest_date(papers)
+
+
+def entry_fallback(paper: Paper, updated: str) -> str:
+    """The date an entry shows when its paper has no year: the feed's (else "")."""
+    return "" if paper.year else updated
 
 
 def newest_first_ranks(catalog: Catalog, only: Collection[str] | None = None) -> dict[str, int]:
@@ -175,7 +125,7 @@ def newest_first_ranks(catalog: Catalog, only: Collection[str] | None = None) ->
     return {paper.id: n for n, paper in enumerate(sorted(papers, key=newest_first))}
 
 
-def _feed_head(spec: FeedSpec, config: Config, updated: str) -> str:
+def feed_head(spec: FeedSpec, config: Config, updated: str) -> str:
     """The feed's own elements, before its entries."""
     url = absolute_url(spec.url, config.site_url)
     children = [_element("title", spec.title)]
@@ -190,22 +140,24 @@ def _feed_head(spec: FeedSpec, config: Config, updated: str) -> str:
     return _start("feed", {"xmlns": ATOM, "xml:lang": config.language}) + _indented(children, 1)
 
 
-def _feed_bytes(head: str, entries: Sequence[str]) -> bytes:
+def feed_bytes(head: str, entries: Sequence[str]) -> bytes:
     """The whole document: declaration, feed head, entries (ElementTree's indentation)."""
     body = head + "".join(entries)
     return (f'<?xml version="1.0" encoding="utf-8"?>\n{body}\n</feed>\n'
             .encode("utf-8", "xmlcharrefreplace"))
 
 
-def _entry_text(paper: Paper, catalog: Catalog, config: Config, fallback: str,
-                memo: Pieces[str]) -> str:
+def entry_names(paper: Paper, catalog: Catalog) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a paper's entry shows of other objects: every author's name, each subject's."""
+    listed, extra = author_names(paper, catalog)
+    return listed + extra, tuple([catalog.subject(code).name for code in paper.subjects])
+
+
+def entry_text(paper: Paper, catalog: Catalog, config: Config, fallback: str) -> str:
     """An entry with its leading indentation, as every feed holding the paper has it;
     ``fallback`` is the date an undated paper's entry shows ("" for a dated paper)."""
-    listed, extra = author_names(paper, catalog)
-    subjects = tuple([catalog.subject(code).name for code in paper.subjects])
-    inputs = (paper, listed + extra, subjects, config.site_url, fallback)
-    return memo.get((paper.id, fallback), inputs,
-                    lambda: "\n " + _entry(paper, listed + extra, subjects, config, fallback))
+    names, subjects = entry_names(paper, catalog)
+    return "\n " + _entry(paper, names, subjects, config, fallback)
 
 
 def _entry(paper: Paper, names: tuple[str, ...], subject_names: tuple[str, ...],

@@ -9,7 +9,6 @@ is safe even if someone inlines it into a ``<script>``. Formats: docs/search.md.
 
 from __future__ import annotations
 
-import bisect
 import collections
 import functools
 import hashlib
@@ -18,13 +17,12 @@ import operator
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from snowballstemmer.english_stemmer import EnglishStemmer
 
 from site_gen.model import Author, Catalog, Paper
-from site_gen.outputs.pieces import Carried, CatalogDelta, Pieces, in_step, made_files
 from site_gen.plan.urls import author_url, paper_url
 from site_gen.util.jsonenc import (
     JsonParts,
@@ -171,128 +169,61 @@ def search_index(catalog: Catalog) -> dict[str, object]:
             "authors": authors, "subjects": subjects}
 
 
-def search_outputs(catalog: Catalog, memo: SearchMemo | None = None) -> dict[str, bytes]:
-    """Every search file by output path: ``search.json`` and the sharded index.
-
-    With a memo, each document's words and texts are reused while its paper or author is
-    the same, and the postings are updated in place when only some documents changed.
-    """
+def search_outputs(catalog: Catalog) -> dict[str, bytes]:
+    """Every search file by output path: ``search.json`` and the sharded index."""
     return {name: data if isinstance(data, bytes) else b"".join(data)
-            for name, data in made_files(search_files(catalog, memo))}
+            for name, data in search_files(catalog)}
 
 
-def search_files(catalog: Catalog, memo: SearchMemo | None = None,
-                 delta: CatalogDelta | None = None) -> Iterator[SearchFile]:
+SearchFile = tuple[str, bytes | JsonParts]
+"""A search file: its name, and its bytes (or the parts of ``search.json``)."""
+
+
+def search_files(catalog: Catalog) -> Iterator[SearchFile]:
     """``search_outputs`` one file at a time; ``search.json`` as the parts it joins from.
 
     Result fragments come first, in document order, then ``search.json``, then the term
-    files and ``meta.json``. A memo that keeps nothing (``SearchMemo(keep=False)``, a one-shot
-    build) keeps no document's words either: the postings are counted as each document is
-    made, each fragment is let go once it is written, and the ``search.json`` entries once
-    that is. Given the ``delta`` from the catalog the memo last indexed (a rebuild), only the
-    documents it names are made again, and the fragments whose number still holds the same
-    document come as one ``Carried``.
+    files and ``meta.json``. No document's words are kept: the postings are counted as each
+    document is made, each fragment is let go once it is written, and the ``search.json``
+    entries once that is.
     """
-    memo = memo or SearchMemo()
-    if memo.keep:
-        yield from _kept_search_files(catalog, memo, delta)
-        return
     entries: list[bytes] = []
     papers, authors = ordered_papers(catalog), ordered_authors(catalog)
-    numbers, papers_span, total = _numbered(papers, authors)
+    numbers, papers_span, total = numbered(papers, authors)
     docs: list[DocPiece | None] = [None] * total
-    made = _counted_docs(catalog, papers, authors, numbers, docs, entries, memo)
+    index: dict[str, list[list[int]]] = {}
+    made = _counted_docs(catalog, papers, authors, numbers, docs, entries, index)
     digests: list[bytes] = []
     held = [False] * total
     for number in numbers:
         held[number] = True
-    for name, start, end in _groups(held, papers_span):
+    for name, start, end in fragment_groups(held, papers_span):
         fragments = [next(made) if held[n] else None for n in range(start, end)]
-        digests += [_index_digest(f) for f in fragments if f is not None]
-        yield INDEX_DIR + name, _group_json(fragments)
-    yield SEARCH_FILE, _search_json(catalog, papers, authors, entries)
+        digests += [index_digest(f) for f in fragments if f is not None]
+        yield INDEX_DIR + name, group_json(fragments)
+    yield SEARCH_FILE, search_json(catalog, papers, authors, entries)
     del entries
-    rest = _term_files(docs, memo)
-    names = sorted(rest)
-    for name in names:
+    encoded = {term: encode_term(lists, total) for term, lists in index.items()}
+    del index
+    rest, starts, letters = index_files(docs, encoded, sorted(encoded, key=term_order))
+    for name in sorted(rest):
         data = rest.pop(name)
-        digests.append(_index_digest(data))
+        digests.append(index_digest(data))
         yield INDEX_DIR + name, data
-    version = hashlib.sha256(b"".join(digests))
+    version = hashlib.sha256(b"".join(digests)).hexdigest()[:10]
     yield INDEX_DIR + "meta.json", encode_json(
-        _manifest(catalog, docs, papers_span, version.hexdigest()[:10], memo))
+        manifest(catalog, docs, papers_span, version, starts, letters))
 
 
-def _kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta | None
-                       ) -> Iterator[SearchFile]:
-    """``search_files`` with a memo that keeps its pieces (a Builder that rebuilds).
-
-    Each pass over the documents runs in C (``map``, ``compress``): a rebuild visits every
-    document only to see that it is last build's very object, and makes the files of the
-    few that are not. A fragment file (``_groups``) is carried over when it holds the same
-    numbers as last build's and each of them is the object whose fragment last build wrote
-    there (only given ``delta``: after a failed build the output may not hold it); a
-    fragment's digest is reused whenever its document is the same object.
-    """
-    delta = in_step(delta, memo.catalog)
-    if delta is not None:
-        papers, authors, paper_docs = _orders_after(catalog, delta, memo)
-        docs = _docs_after(catalog, delta, papers, authors, paper_docs, memo)
-    else:
-        papers, authors = _ordered(catalog, memo)
-        docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
-        docs += [_author_piece(a, memo.docs) for a in authors]
-        memo.docs.done()
-    memo.paper_docs = docs[:len(papers)]
-    numbers, papers_span, total = _numbered(papers, authors)
-    slots: list[DocPiece | None] = [None] * total
-    for number, doc in zip(numbers, docs):
-        slots[number] = doc
-    same = list(map(operator.is_, memo.pieces, slots))
-    same += [False] * (total - len(same))
-    fragment_digests = memo.fragment_digests[:total]
-    fragment_digests += [b""] * (total - len(fragment_digests))
-    for number in itertools.compress(range(total), map(operator.not_, same)):
-        held = slots[number]
-        fragment_digests[number] = b"" if held is None else _index_digest(held.fragment)
-    memo.catalog = None  # until the index is complete
-    memo.pieces, memo.fragment_digests = slots, fragment_digests
-    groups, last = _groups(slots, papers_span), memo.groups
-    carried = []
-    for name, start, end in groups:
-        if delta is not None and last.get(name) == (start, end) and all(same[start:end]):
-            carried.append(INDEX_DIR + name)
-        else:
-            yield INDEX_DIR + name, _group_json([None if d is None else d.fragment
-                                                 for d in slots[start:end]])
-    memo.groups = {name: (start, end) for name, start, end in groups}
-    if carried:
-        yield Carried(tuple(carried))
-    yield SEARCH_FILE, _search_json(catalog, papers, authors, list(map(_ENTRY, docs)))
-    rest = _term_files(slots, memo)
-    rest_names = sorted(rest)
-    kept = memo.digests
-    rest_digests = [_file_digest(name, rest[name], kept) for name in rest_names]
-    if len(kept) > len(rest):  # files gone since the last build
-        memo.digests = {name: kept[name] for name in rest_names}
-    for name in rest_names:
-        yield INDEX_DIR + name, rest.pop(name)
-    version = hashlib.sha256(b"".join([*fragment_digests, *rest_digests]))
-    manifest = _manifest(catalog, slots, papers_span, version.hexdigest()[:10], memo)
-    yield INDEX_DIR + "meta.json", encode_json(manifest)
-    memo.catalog = catalog
-
-
-_ENTRY = operator.attrgetter("entry")
 _ID = operator.attrgetter("id")
 
 
-def _index_digest(data: bytes) -> bytes:
+def index_digest(data: bytes) -> bytes:
     """The digest of an index file that goes into the index version."""
     return hashlib.blake2b(data, digest_size=16).digest()
 
 
-def _groups(docs: Sequence[object], papers: int) -> list[tuple[str, int, int]]:
+def fragment_groups(docs: Sequence[object], papers: int) -> list[tuple[str, int, int]]:
     """Each fragment file's name and the doc numbers it holds, ``[start, end)``: papers'
     fragments ``PAPER_GROUP`` numbers to a file ``d/<n>.json``, authors' (numbered from
     ``papers``) ``AUTHOR_GROUP`` to ``a/<n>.json``; a file whose numbers hold no document is
@@ -306,7 +237,7 @@ def _groups(docs: Sequence[object], papers: int) -> list[tuple[str, int, int]]:
                if any(docs[start:start + AUTHOR_GROUP])])
 
 
-def _group_json(fragments: list[bytes | None]) -> bytes:
+def group_json(fragments: list[bytes | None]) -> bytes:
     """A fragment file: the JSON array of its numbers' fragments, ``null`` for a number that
     holds no document, trailing ones left out."""
     while fragments and fragments[-1] is None:
@@ -361,7 +292,7 @@ def _key_hash(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=4).digest(), "big")
 
 
-def _numbered(papers: list[Paper], authors: list[Author]) -> tuple[list[int], int, int]:
+def numbered(papers: list[Paper], authors: list[Author]) -> tuple[list[int], int, int]:
     """The doc numbers of ``papers`` then ``authors`` (``doc_numbers``), the first author's
     number (the authors' numbers start after every paper's) and how many numbers in all."""
     starts = [True] + [a.year != b.year for a, b in itertools.pairwise(papers)]
@@ -371,76 +302,12 @@ def _numbered(papers: list[Paper], authors: list[Author]) -> tuple[list[int], in
             papers_span + authors_span)
 
 
-SearchFile = tuple[str, bytes | JsonParts] | Carried
-"""A search file (its bytes, or the parts of ``search.json``), or fragments carried over."""
-
-
-def _ordered(catalog: Catalog, memo: SearchMemo) -> tuple[list[Paper], list[Author]]:
-    """Papers and authors in document order, each paper's sort key noted in ``memo``."""
-    ranked = sorted((_paper_order(p), p) for p in catalog.papers)
-    memo.paper_order = [key for key, _ in ranked]
-    memo.papers = [p for _, p in ranked]
-    return list(memo.papers), ordered_authors(catalog)
-
-
-def _orders_after(catalog: Catalog, delta: CatalogDelta, memo: SearchMemo
-                  ) -> tuple[list[Paper], list[Author], list[DocPiece]]:
-    """``_ordered`` from the last order: the papers the delta names leave their places and
-    the current ones among them are placed again (a list insert each; sorting 10,000 keys
-    made of plain-text titles cost more than the rest of an edit's search files). Also the
-    papers' pieces, last build's (``memo.paper_docs``) moved with them; a paper
-    placed again has ``TO_MAKE`` there until ``_docs_after`` makes its piece."""
-    paper_docs = list(memo.paper_docs)
-    changed = delta.papers
-    if changed:
-        stays = list(map(operator.not_, map(changed.__contains__, map(_ID, memo.papers))))
-        if not all(stays):
-            memo.paper_order = list(itertools.compress(memo.paper_order, stays))
-            memo.papers = list(itertools.compress(memo.papers, stays))
-            paper_docs = list(itertools.compress(paper_docs, stays))
-        for paper_id in sorted(changed - delta.papers_gone):
-            paper = catalog.paper(paper_id)
-            key = _paper_order(paper)
-            at = bisect.bisect_left(memo.paper_order, key)
-            memo.paper_order.insert(at, key)
-            memo.papers.insert(at, paper)
-            paper_docs.insert(at, TO_MAKE)
-    return list(memo.papers), ordered_authors(catalog), paper_docs
-
-
-def _docs_after(catalog: Catalog, delta: CatalogDelta, papers: list[Paper],
-                authors: list[Author], paper_docs: list[DocPiece], memo: SearchMemo
-                ) -> list[DocPiece]:
-    """Every document's piece: made again for what the delta names (and for papers that show
-    a changed author's or subject's name), the others' kept ones. ``paper_docs`` holds the
-    papers' pieces in step with ``papers`` (``_orders_after``): only the places of the papers
-    named are visited."""
-    pieces, value = memo.docs, memo.docs.value
-    shown = delta.papers_shown
-    for at in itertools.compress(range(len(papers)), map(shown.__contains__, map(_ID, papers))):
-        paper_docs[at] = _paper_piece(catalog, papers[at], pieces)
-    authors_made = delta.authors | delta.author_papers | delta.author_profiles
-    docs = paper_docs + [_author_piece(a, pieces) if a.id in authors_made
-                         else value(("a", a.id)) for a in authors]
-    pieces.settle([("p", i) for i in delta.papers_gone] + [("a", i) for i in delta.authors_gone])
-    return docs
-
-
-def _paper_order(paper: Paper) -> tuple[bool, int, str, str]:
+def paper_order(paper: Paper) -> tuple[bool, int, str, str]:
     """Sort key of papers in document order (see ``ordered_papers``)."""
     return (paper.year is None, -(paper.year or 0), plain_text(paper.title).casefold(), paper.id)
 
 
-def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]]) -> bytes:
-    """``_index_digest`` of a file's bytes, kept with the bytes object it was taken of, so a
-    rebuild digests only the files it made again."""
-    hit = kept.get(name)
-    if hit is None or hit[0] is not data:
-        hit = kept[name] = (data, _index_digest(data))
-    return hit[1]
-
-
-def _search_json(catalog: Catalog, papers: list[Paper], authors: list[Author],
+def search_json(catalog: Catalog, papers: list[Paper], authors: list[Author],
                  entries: list[bytes]) -> JsonParts:
     """``search.json``: the bytes of ``encode_json(search_index(catalog))``, from each
     document's entry (``entries``: the papers' in the order of ``papers``, then the authors')."""
@@ -458,7 +325,7 @@ def _search_json(catalog: Catalog, papers: list[Paper], authors: list[Author],
 
 def ordered_papers(catalog: Catalog) -> list[Paper]:
     """Papers newest first (no year last), then by title: doc numbers follow this order."""
-    return sorted(catalog.papers, key=_paper_order)
+    return sorted(catalog.papers, key=paper_order)
 
 
 def ordered_authors(catalog: Catalog) -> list[Author]:
@@ -516,7 +383,7 @@ def _author_doc(author: Author) -> SearchDoc:
     return SearchDoc(fragment, (author.name, "", "", ""), is_paper=False)
 
 
-# ---- kept pieces -------------------------------------------------------------------------
+# ---- pieces: what one document contributes --------------------------------------------
 
 Terms = tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]],
               frozenset[tuple[str, int]], frozenset[tuple[str, int]]]
@@ -525,11 +392,13 @@ Terms = tuple[frozenset[tuple[str, int]], frozenset[tuple[str, int]],
 
 @dataclass(frozen=True, slots=True)
 class DocPiece:
-    """What one document contributes to the search files, kept while its inputs are equal."""
+    """What one document contributes to the search files (``make_piece``): a rebuild keeps it
+    while the document's inputs are equal (incremental/search.py)."""
 
     terms: Terms
     fragment: bytes
-    """The document's result fragment (JSON text, UTF-8), one item of its ``_groups`` file."""
+    """The document's result fragment (JSON text, UTF-8), one item of its
+    ``fragment_groups`` file."""
     entry: bytes
     """Its entry in ``search.json`` (JSON text, UTF-8)."""
     year: int | None
@@ -537,59 +406,7 @@ class DocPiece:
     is_paper: bool
 
 
-class SearchMemo:
-    """Documents' pieces and the postings of the last index, kept between builds (outputs/pieces.py)."""
-
-    def __init__(self, keep: bool = True) -> None:
-        self.keep = keep
-        self.docs: Pieces[DocPiece] = Pieces(keep)
-        self.counted: int | None = None
-        """How many documents the postings below number; None when there are none."""
-        self.terms: list[Terms] = []
-        self.index: dict[str, list[list[int]]] = {}
-        self.encoded: dict[str, str] = {}
-        self.parts: dict[str, list[str]] = {}
-        """Each term's lists encoded (``encode_ids``), of which ``encoded`` is joined."""
-        self.term_json: dict[str, str] = {}
-        self.vocabulary: set[str] = set()
-        self.sorted_terms: list[str] = []
-        """The terms of ``vocabulary`` in ``term_order`` (``_sorted_terms``)."""
-        self.shards: Pieces[bytes] = Pieces(keep)
-        self.shard_starts: list[str] = []
-        self.letters: list[tuple[str, int]] = []
-        """Each vocabulary file's key (``letter_key``) and size in bytes, in key order."""
-        self.digests: dict[str, tuple[bytes, bytes]] = {}
-        """Each subject, term and vocabulary file's bytes object and their digest
-        (``_file_digest``); the fragments' are ``fragment_digests``."""
-        self.catalog: Catalog | None = None
-        """The catalog the pieces below were last made for, once its index was complete."""
-        self.pieces: list[DocPiece | None] = []
-        """Every document's piece by doc number, None for a number that holds none."""
-        self.paper_docs: list[DocPiece] = []
-        """The papers' pieces in the order of ``papers``."""
-        self.fragment_digests: list[bytes] = []
-        """The digest of each of ``pieces``' fragments (``_index_digest``), by doc number
-        (empty for a number that holds no document)."""
-        self.groups: dict[str, tuple[int, int]] = {}
-        """The doc numbers of each fragment file last build wrote (``_groups``)."""
-        self.papers: list[Paper] = []
-        """Papers in document order, and each one's sort key (``_paper_order``)."""
-        self.paper_order: list[tuple[bool, int, str, str]] = []
-
-
-def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocPiece:
-    names = tuple([catalog.author(a).name for a in paper.all_author_ids])
-    subjects = tuple([catalog.subject(code).name for code in paper.subjects])
-    return memo.get(("p", paper.id), (paper, names, subjects),
-                    lambda: _make_piece(*_paper_made(catalog, paper, names)))
-
-
-def _author_piece(author: Author, memo: Pieces[DocPiece]) -> DocPiece:
-    return memo.get(("a", author.id), (author, author.members, author.profiled),  # shown
-                    lambda: _make_piece(*_author_made(author)))
-
-
-def _paper_made(catalog: Catalog, paper: Paper, names: tuple[str, ...] | None = None
+def paper_made(catalog: Catalog, paper: Paper, names: tuple[str, ...] | None = None
                 ) -> tuple[SearchDoc, dict[str, object]]:
     """A paper's document and its ``search.json`` entry."""
     if names is None:
@@ -597,43 +414,37 @@ def _paper_made(catalog: Catalog, paper: Paper, names: tuple[str, ...] | None = 
     return _paper_doc(catalog, paper), _paper_entry(paper, names)
 
 
-def _author_made(author: Author) -> tuple[SearchDoc, dict[str, object]]:
+def author_made(author: Author) -> tuple[SearchDoc, dict[str, object]]:
+    """An author's document and its ``search.json`` entry."""
     return _author_doc(author), _author_entry(author)
 
 
-def _make_piece(doc: SearchDoc, entry: dict[str, object]) -> DocPiece:
-    return DocPiece(_doc_terms(doc), json_bytes(doc.fragment), json_bytes(entry),
+def make_piece(doc: SearchDoc, entry: dict[str, object]) -> DocPiece:
+    """A document's piece: its terms and texts, made once and encoded once."""
+    return DocPiece(doc_terms(doc), json_bytes(doc.fragment), json_bytes(entry),
                     doc.year, doc.subjects, doc.is_paper)
 
 
-def _doc_terms(doc: SearchDoc) -> Terms:
+def doc_terms(doc: SearchDoc) -> Terms:
+    """A document's terms by field; names (its authors, an author's own) are not stemmed."""
     return tuple([field_terms(text, field, field == AUTHORS or not doc.is_paper)  # type: ignore[return-value]
                   for field, text in enumerate(doc.fields)])
 
 
 NO_TERMS: Terms = (frozenset(), frozenset(), frozenset(), frozenset())
-TO_MAKE = DocPiece(NO_TERMS, b"", b"", None, (), True)
-"""The place of a paper whose piece is yet to be made (``_orders_after``)."""
 
 
 def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
                   numbers: list[int], docs: list[DocPiece | None], entries: list[bytes],
-                  memo: SearchMemo) -> Iterator[bytes]:
+                  index: dict[str, list[list[int]]]) -> Iterator[bytes]:
     """Each document's fragment, as it is made; meanwhile, its piece without words
-    (``NO_TERMS``) or fragment goes to ``docs`` at its number, its entry to ``entries``, and its postings to
-    ``memo.index``: what ``_postings`` makes of kept words, but no document's words outlive it
-    (at 100,000 papers they took 1.7 GB), nor its fragment once it is written."""
-    index: dict[str, list[list[int]]] = {}
-    memo.index = index
-    made = itertools.chain((_paper_made(catalog, p) for p in papers),
-                           (_author_made(a) for a in authors))
+    (``NO_TERMS``) or fragment goes to ``docs`` at its number, its entry to ``entries``, and
+    its postings to ``index`` (``add_postings``), but no document's words outlive it (at
+    100,000 papers they took 1.7 GB), nor its fragment once it is written."""
+    made = itertools.chain((paper_made(catalog, p) for p in papers),
+                           (author_made(a) for a in authors))
     for number, (doc, entry) in zip(numbers, made):
-        for field, found in enumerate(_doc_terms(doc)):
-            for term, strength in found:
-                lists = index.get(term)
-                if lists is None:
-                    lists = index[term] = _no_lists()
-                lists[field * LEVELS + strength].append(number)
+        add_postings(index, number, doc_terms(doc))
         docs[number] = DocPiece(NO_TERMS, b"", b"", doc.year, doc.subjects, doc.is_paper)
         entries.append(json_bytes(entry))
         yield json_bytes(doc.fragment)
@@ -651,7 +462,7 @@ def field_terms(text: str, field: int, names: bool = False) -> frozenset[tuple[s
                       for term, count in Counter(found).items()])
 
 
-def _no_lists() -> list[list[int]]:
+def no_lists() -> list[list[int]]:
     """A term's doc-number lists before any: one per field and ``level``."""
     return [[] for _ in range(4 * LEVELS)]
 
@@ -670,76 +481,15 @@ def _author_entry(author: Author) -> dict[str, object]:
 
 # ---- postings -----------------------------------------------------------------------------
 
-def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
-    """term -> one ascending list of doc numbers per field and level, from the documents'
-    kept terms."""
-    index: dict[str, list[list[int]]] = {}
-    for number, fields in enumerate(terms):
-        for field, found in enumerate(fields):
-            for term, strength in found:
-                lists = index.get(term)
-                if lists is None:
-                    lists = index[term] = _no_lists()
-                lists[field * LEVELS + strength].append(number)
-    return index
-
-
-def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]]:
-    """Change ``memo.index`` from the old documents' terms to ``terms`` (as many numbers);
-    the terms whose lists changed, each with the lists (``field * LEVELS + level``)."""
-    touched: dict[str, set[int]] = defaultdict(set)
-    index = memo.index
-    for number in itertools.compress(range(len(terms)),
-                                     map(operator.is_not, memo.terms, terms)):
-        old, new = memo.terms[number], terms[number]
-        for field in range(4):
-            for term, strength in old[field] - new[field]:
-                ids = index[term][field * LEVELS + strength]
-                del ids[bisect.bisect_left(ids, number)]
-                touched[term].add(field * LEVELS + strength)
-            for term, strength in new[field] - old[field]:
-                lists = index.get(term)
-                if lists is None:
-                    lists = index[term] = _no_lists()
-                bisect.insort(lists[field * LEVELS + strength], number)
-                touched[term].add(field * LEVELS + strength)
-    for term in touched:
-        if not any(index[term]):
-            del index[term]
-    return touched
-
-
-def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, str]:
-    """Every term's encoded postings: updated in place when there are as many documents as
-    before and few numbers hold other words (a paper's text changed, or its title, which may
-    move it a place or two), else made again from the kept terms. A memo that keeps nothing
-    holds the postings already (``_counted_docs``), and lets them go."""
-    total = len(docs)
-    if not memo.keep:
-        index, memo.index = memo.index, {}
-        return {t: encode_term(lists, total) for t, lists in index.items()}
-    terms = [NO_TERMS if d is None else d.terms for d in docs]
-    if memo.counted == total and \
-            sum(map(operator.is_not, memo.terms, terms)) <= 16 + total // 4:
-        memo.counted = None  # until the update below is complete
-        for term, slots in _update_postings(memo, terms).items():
-            if term in memo.index:
-                lists = memo.index[term]
-                parts = memo.parts.setdefault(term, [""] * (4 * LEVELS))  # a new term's
-                for slot in slots:
-                    parts[slot] = encode_ids(lists[slot], total)
-                memo.encoded[term] = _joined_term(parts)
-            else:
-                memo.encoded.pop(term, None)
-                memo.parts.pop(term, None)
-    else:
-        memo.counted = None
-        memo.index = _postings(terms)
-        memo.parts = {t: [encode_ids(ids, total) for ids in lists]
-                      for t, lists in memo.index.items()}
-        memo.encoded = {t: _joined_term(parts) for t, parts in memo.parts.items()}
-    memo.terms, memo.counted = terms, total
-    return memo.encoded
+def add_postings(index: dict[str, list[list[int]]], number: int, terms: Terms) -> None:
+    """Post document ``number``'s terms in ``index``: term -> one list of doc numbers per
+    field and ``level`` (``field * LEVELS + level``), ascending when numbers come so."""
+    for field, found in enumerate(terms):
+        for term, strength in found:
+            lists = index.get(term)
+            if lists is None:
+                lists = index[term] = no_lists()
+            lists[field * LEVELS + strength].append(number)
 
 
 def encode_number(n: int) -> str:
@@ -786,10 +536,10 @@ def encode_ids(ids: list[int], total: int) -> str:
 def encode_term(lists: list[list[int]], total: int) -> str:
     """A term's field lists, separated by dots, each its ``LEVELS`` lists separated by
     commas; trailing empty lists dropped."""
-    return _joined_term([encode_ids(ids, total) for ids in lists])
+    return joined_term([encode_ids(ids, total) for ids in lists])
 
 
-def _joined_term(parts: list[str]) -> str:
+def joined_term(parts: list[str]) -> str:
     """``encode_term`` from each list's ``encode_ids`` (kept: a rebuild encodes the lists an
     edit changed, not the term's other lists)."""
     return ".".join([",".join(parts[field * LEVELS:(field + 1) * LEVELS]).rstrip(",")
@@ -803,56 +553,33 @@ def term_order(term: str) -> bytes:
 
 # ---- files --------------------------------------------------------------------------------
 
-def _term_files(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, bytes]:
-    """Subject lists, the list of papers, term shards and vocabularies by relative name."""
+
+def index_files(docs: list[DocPiece | None], encoded: dict[str, str], terms: list[str],
+                shard: Callable[[int, list[str]], bytes] | None = None
+                ) -> tuple[dict[str, bytes], list[str], list[tuple[str, int]]]:
+    """The index files beside the fragments, by name in ``INDEX_DIR`` (subject lists, the
+    list of papers, term shards, vocabularies), with what ``manifest`` lists of them: where
+    each shard starts, and each vocabulary's key and size. ``encoded`` holds each term's
+    postings (``encode_term``), ``terms`` the same terms in ``term_order``; ``shard`` makes a
+    shard's bytes from its number and terms (``shard_json``; a rebuild reuses last build's)."""
     total = len(docs)
     rest: dict[str, bytes] = {}
     rest[PAPERS_FILE] = encode_json(encode_ids(
         [n for n, d in enumerate(docs) if d is not None and d.is_paper], total))
-    for code, ids in sorted(_subject_ids(docs).items()):
+    for code, ids in sorted(subject_ids(docs).items()):
         rest[f"s/{code}.json"] = encode_json(encode_ids(ids, total))
-    encoded = _encoded_terms(docs, memo)
-    terms = _sorted_terms(encoded, memo)
-    shards = _shards(terms, encoded)
-    memo.shard_starts = _shard_starts(shards)
-    term_json = memo.term_json if memo.keep else {}
-    for number, shard in enumerate(shards):
-        inputs = (tuple(shard), tuple([encoded[t] for t in shard]))
-        make = lambda: _shard_json(shard, encoded, term_json)  # noqa: B023 (called at once)
-        rest[f"t/{number}.json"] = memo.shards.get(number, inputs, make)
-    memo.shards.done()
-    if len(memo.term_json) > 2 * len(encoded) + 1000:  # words edited away: forget them
-        memo.term_json = {t: j for t, j in memo.term_json.items() if t in encoded}
-    memo.letters = []
+    shards = term_shards(terms, encoded)
+    shard = shard or (lambda number, members: shard_json(members, encoded, {}))
+    for number, members in enumerate(shards):
+        rest[f"t/{number}.json"] = shard(number, members)
+    letters = []
     for key, group in _by_first_letter(terms):
         data = rest[f"v/{key}.json"] = encode_json(" ".join(group))
-        memo.letters.append((key, len(data)))
-    return rest
+        letters.append((key, len(data)))
+    return rest, shard_starts(shards), letters
 
 
-def _sorted_terms(encoded: dict[str, str], memo: SearchMemo) -> list[str]:
-    """Every term in ``term_order``: the last build's list, with the terms an edit added put
-    in their places and those it removed taken out (sorting 30,000 terms by their UTF-16
-    form cost 10 ms of a 10,000-paper rebuild)."""
-    if not memo.keep:
-        return sorted(encoded, key=term_order)
-    if memo.vocabulary == encoded.keys():
-        return memo.sorted_terms
-    added, gone = encoded.keys() - memo.vocabulary, memo.vocabulary - encoded.keys()
-    if len(added) + len(gone) > 64:
-        memo.sorted_terms, memo.vocabulary = sorted(encoded, key=term_order), set(encoded)
-        return memo.sorted_terms
-    terms = memo.sorted_terms
-    for term in gone:
-        del terms[bisect.bisect_left(terms, term_order(term), key=term_order)]
-    for term in added:
-        bisect.insort(terms, term, key=term_order)
-    memo.vocabulary -= gone
-    memo.vocabulary |= added
-    return terms
-
-
-def _shard_json(shard: list[str], encoded: dict[str, str], texts: dict[str, str]) -> bytes:
+def shard_json(shard: list[str], encoded: dict[str, str], texts: dict[str, str]) -> bytes:
     """``encode_json({term: encoded})`` of one shard, from each term's kept JSON text."""
     members = []
     for term in sorted(shard):
@@ -863,7 +590,7 @@ def _shard_json(shard: list[str], encoded: dict[str, str], texts: dict[str, str]
     return ("{" + ",".join(members) + "}\n").encode("utf-8")
 
 
-def _shards(terms: list[str], encoded: dict[str, str]) -> list[list[str]]:
+def term_shards(terms: list[str], encoded: dict[str, str]) -> list[list[str]]:
     """Consecutive runs of terms of about SHARD_BYTES each."""
     shards: list[list[str]] = [[]]
     size = 0
@@ -877,7 +604,7 @@ def _shards(terms: list[str], encoded: dict[str, str]) -> list[list[str]]:
     return shards
 
 
-def _shard_starts(shards: list[list[str]]) -> list[str]:
+def shard_starts(shards: list[list[str]]) -> list[str]:
     """Where each shard's range of terms starts: the shortest beginning of its first term
     that comes after the previous shard's last (``labori`` may be ``lab``). The ranges still
     part every string between the shards, and the manifest that lists them is shorter."""
@@ -907,7 +634,7 @@ def _by_first_letter(terms: Iterable[str]) -> Iterator[tuple[str, list[str]]]:
     return iter(sorted(groups.items()))
 
 
-def _subject_ids(docs: list[DocPiece | None]) -> dict[str, list[int]]:
+def subject_ids(docs: list[DocPiece | None]) -> dict[str, list[int]]:
     found: dict[str, list[int]] = defaultdict(list)
     for number, doc in enumerate(docs):
         for code in () if doc is None else doc.subjects:
@@ -915,11 +642,12 @@ def _subject_ids(docs: list[DocPiece | None]) -> dict[str, list[int]]:
     return found
 
 
-def _manifest(catalog: Catalog, docs: list[DocPiece | None], papers: int, version: str,
-              memo: SearchMemo) -> dict[str, object]:
-    """What the search page loads first: sizes, shard ranges, vocabularies, years and
-    subjects. The vocabularies' sizes let the page fetch the small ones before it knows
-    that it needs them (search.js ``SPECULATE``)."""
+def manifest(catalog: Catalog, docs: list[DocPiece | None], papers: int, version: str,
+             starts: list[str], letters: list[tuple[str, int]]) -> dict[str, object]:
+    """What the search page loads first: sizes, shard ranges (``starts``), vocabularies,
+    years and subjects. The vocabularies' sizes (``letters``: each one's key and size) let
+    the page fetch the small ones before it knows that it needs them (search.js
+    ``SPECULATE``)."""
     years: dict[int | None, list[int]] = {}
     for number, doc in enumerate(docs[:papers]):
         if doc is not None:
@@ -927,13 +655,11 @@ def _manifest(catalog: Catalog, docs: list[DocPiece | None], papers: int, versio
     return {
         "version": SEARCH_VERSION, "hash": version, "numbers": len(docs),
         "docs": sum(d is not None for d in docs), "papers": papers,
-        "groups": [PAPER_GROUP, AUTHOR_GROUP], "shards": memo.shard_starts,
-        "letters": [key for key, _ in memo.letters],
-        "vocabularies": [size for _, size in memo.letters],
+        "groups": [PAPER_GROUP, AUTHOR_GROUP], "shards": starts,
+        "letters": [key for key, _ in letters],
+        "vocabularies": [size for _, size in letters],
         "stopwords": sorted(STOPWORDS),
         "years": [[y, start, end - start] for y, (start, end) in years.items()],
         "subjects": [[s.code, s.name, len(s.paper_ids)] for s in
                      sorted(catalog.subjects, key=lambda s: s.code)],
     }
-
-

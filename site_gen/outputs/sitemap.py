@@ -8,10 +8,8 @@ A sitemap file may list at most 50,000 URLs (sitemaps.org): a site with more pag
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from functools import partial
+from collections.abc import Callable, Iterable
 
-from site_gen.outputs.pieces import Pieces
 from site_gen.plan.redirects import is_redirect
 from site_gen.plan.routes import Route
 from site_gen.plan.urls import NOT_FOUND, ROBOTS, SITEMAP, absolute_url, sitemap_part_url
@@ -21,28 +19,30 @@ SITEMAP_LIMIT = 50_000
 """URLs one sitemap file may list (sitemaps.org)."""
 
 
-def sitemap_outputs(routes: Iterable[Route], site_url: str, memo: Pieces[bytes] | None = None,
-                    limit: int | None = None) -> dict[str, bytes]:
-    """``sitemap.xml`` (with its parts, past ``limit`` pages: ``SITEMAP_LIMIT`` unless given)
-    and ``robots.txt`` pointing at it.
+SitemapPart = Callable[[str, tuple[str, ...]], bytes]
+"""A sitemap file's bytes given its name and the page URLs it lists."""
 
-    With a memo, last build's sitemap files are reused while they list the same pages.
-    """
+
+def sitemap_outputs(routes: Iterable[Route], site_url: str, limit: int | None = None,
+                    part: SitemapPart | None = None) -> dict[str, bytes]:
+    """``sitemap.xml`` (with its parts, past ``limit`` pages: ``SITEMAP_LIMIT`` unless given)
+    and ``robots.txt`` pointing at it. ``part`` makes each file that lists pages
+    (``render_sitemap``; a rebuild passes one that reuses last build's while they list the
+    same pages)."""
     urls = tuple([route.url for route in routes
                   if route.url != NOT_FOUND and route.output.endswith(".html")
                   and not is_redirect(route)])
-    memo = memo if memo is not None else Pieces()
+    part = part or (lambda name, listed: render_sitemap(listed, site_url))
     limit = limit or SITEMAP_LIMIT
     parts = [urls[start:start + limit] for start in range(0, len(urls), limit)]
     files: dict[str, bytes] = {}
     if len(parts) <= 1:
-        files[SITEMAP] = memo.get(SITEMAP, (urls, site_url), lambda: render_sitemap(urls, site_url))
+        files[SITEMAP] = part(SITEMAP, urls)
     else:
         names = [sitemap_part_url(n) for n in range(1, len(parts) + 1)]
-        for name, part in zip(names, parts):
-            files[name] = memo.get(name, (part, site_url), partial(render_sitemap, part, site_url))
+        for name, listed in zip(names, parts):
+            files[name] = part(name, listed)
         files[SITEMAP] = render_sitemap_index(names, site_url)
-    memo.done()
     return {**files, ROBOTS: render_robots(site_url)}
 
 

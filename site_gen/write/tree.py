@@ -79,7 +79,7 @@ def digest(data: bytes) -> bytes:
 
 PartDigests = dict[int, tuple[bytes, bytes]]
 """``id(part)`` -> (the part, its ``digest``): parts of files staged in parts, kept between
-builds while a rebuild hands over the very same objects (the pieces outputs/pieces.py keeps)."""
+builds while a rebuild hands over the very same objects (the pieces incremental/pieces.py keeps)."""
 
 
 def _parts_hash() -> hashlib.blake2b:
@@ -350,7 +350,7 @@ class Staging:
     def put(self, name: str, data: bytes) -> None:
         """Stage one file.
 
-        Generators reuse the bytes object of an unchanged piece between builds (outputs/pieces.py), so
+        Generators reuse the bytes object of an unchanged piece between builds (incremental/pieces.py), so
         a file given the very object the last build staged, whose digest both trees still
         hold, is already in place: a rebuild passes 45,000 such files on a 10,000-paper site,
         and this costs a few dictionary lookups each rather than a digest.

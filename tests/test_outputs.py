@@ -1,41 +1,33 @@
-"""Files beside the pages made from kept pieces: the same bytes as the straightforward way.
+"""The files beside the pages (outputs/), made the plain way a one-shot build makes them.
 
 Feeds are joined from strings; here they are parsed back with ElementTree, over hostile text,
 and checked to show what an Atom reader must find, laid out as ElementTree writes. Exports and
 search.json are joined from entries' JSON texts; the reference is ``encode_json`` of the whole
-document. And a Builder's memo gives, after edits, exactly what a fresh one gives, and forgets
-the papers that went.
+document. A one-shot build stages each file before the next is made. (The rebuilding variants
+are held to these generators in tests/test_incremental_outputs.py.)
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
-import pytest
-from conftest import abstract, coauthor_dump, listing_dump
+from conftest import abstract, listing_dump
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from site_gen import __version__
 from site_gen.incremental.builder import Builder
 from site_gen.model import Author, Catalog, Link, Paper, Subject, newest_first
-from site_gen.outputs.citations import bibtex_entries
 from site_gen.outputs.exports import (
-    ExportMemo,
     authors_document,
-    export_files,
     export_outputs,
     papers_document,
 )
 from site_gen.outputs.feeds import ATOM, FeedSpec, _newest_date, _timestamp, render_feed
-from site_gen.outputs.files import SiteFilesMemo, site_file_stream, site_files
 from site_gen.outputs.search import (
     SEARCH_FILE,
-    SearchMemo,
-    search_files,
     search_index,
     search_outputs,
 )
@@ -173,59 +165,13 @@ def test_exports_and_search_json_are_the_whole_documents_encoded(text: list[str]
     assert exports[PAPERS_EXPORT] == encode_json(papers_document(catalog, config))
     assert exports[AUTHORS_EXPORT] == encode_json(authors_document(catalog, config))
     assert search_outputs(catalog)[SEARCH_FILE] == encode_json(search_index(catalog))
-    one_shot = joined(search_files(catalog, SearchMemo(keep=False)))
-    assert one_shot == search_outputs(catalog)
-    assert joined(export_files(catalog, config, ExportMemo(keep=False))) == exports
 
 
-def joined(stream: Iterable[tuple[str, bytes | list[bytes]]]) -> dict[str, bytes]:
-    """A stream of files as ``site_files`` gives them, each name once."""
-    files: dict[str, bytes] = {}
-    for name, data in stream:
-        assert name not in files
-        files[name] = data if isinstance(data, bytes) else b"".join(data)
-    return files
-
-
-# ---- a Builder's memo --------------------------------------------------------------------
+# ---- a one-shot build ---------------------------------------------------------------
 
 ANN = [(2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
        (2023, "Phase Multiplexing for Rollouts", abstract("multiplexing"), ["cs.DC"]),
        (2022, "Elastic Caches for Long Contexts", abstract("caches"), ["cs.LG", "cs.DC"])]
-
-
-@pytest.mark.parametrize("citation_files", [False, True])
-def test_memo_gives_fresh_bytes_and_forgets_papers_that_went(make_project,
-                                                             citation_files: bool) -> None:
-    project = make_project({"content/site.yaml": "title: T\nsite_url: https://example.org/\n"
-                                                 f"citation_files: {str(citation_files).lower()}\n",
-                            "content/dumps/a.txt": listing_dump("Ann Lee", ANN),
-                            "content/dumps/b.txt": coauthor_dump("Bo Wu", [
-                                ("Bo Wu, Ann Lee", abstract("multiplexing"))])})
-    builder = Builder(project, keep_spare=True)
-    memo = SiteFilesMemo()
-    edits = [ANN, ANN[:2] + [(2022, "Elastic Caches", abstract("caches") + " More.", ["cs.AI"])],
-             ANN[1:], [(None, "Undated Work", abstract("undated"), ["cs.LG"])] + ANN]
-    for records in edits:
-        (project / "content/dumps/a.txt").write_text(listing_dump("Ann Lee", records))
-        plan = builder.plan()[0]
-        assert plan is not None
-        catalog, config = plan.catalog, plan.config
-        entries = bibtex_entries(catalog, config.site_url, memo.citations)
-        assert entries == bibtex_entries(catalog, config.site_url)
-        kept = site_files(catalog, config, plan.routes, entries, None, memo)
-        assert kept == site_files(catalog, config, plan.routes, entries, None)
-        one_shot = SiteFilesMemo(keep=False)  # a one-shot build's: no pieces, streamed files
-        assert joined(site_file_stream(catalog, config, plan.routes, entries, None,
-                                       one_shot)) == kept
-        assert not (one_shot.citations.files or one_shot.exports.papers or one_shot.search.docs
-                    or one_shot.search.index or one_shot.feeds.entries or one_shot.sitemap)
-        assert len(memo.citations.files) == (len(catalog.papers) if citation_files else 0)
-        assert len(memo.citations.authors) == len(catalog.authors)
-        assert len(memo.exports.papers) == len(catalog.papers)
-        assert len(memo.exports.authors) == len(catalog.authors)
-        assert len(memo.search.docs) == len(catalog.papers) + len(catalog.authors)
-        builder.memory = replace(builder.memory, catalog=catalog)  # intern the next catalog
 
 
 def test_a_one_shot_build_stages_each_site_file_before_the_next_is_made(make_project,
@@ -255,57 +201,4 @@ def test_a_one_shot_build_stages_each_site_file_before_the_next_is_made(make_pro
     expected = [event for name in made
                 for event in (("made", name), ("parts" if name in in_parts else "put", name))]
     assert len(made) > 10 and [e for e in events if e[1] in made] == expected
-    assert not builder.site_memo.search.docs and not builder.site_memo.citations.files
-
-
-def test_a_catalog_delta_names_what_changed_what_went_and_what_shows_it() -> None:
-    from site_gen.incremental.cache import intern_catalog
-    from site_gen.outputs.pieces import CatalogDelta
-
-    before = small_catalog(["One", "Abstract", "code", "Code", "Ann Lee", "Other"], 2024)
-    p1 = before.papers[0]
-    renamed = replace(before.authors[0], name="Ann B. Lee", members=("p1",))  # shown on p1
-    after = Catalog((replace(p1, abstract_text="Another abstract"),),  # p2 went
-                    (renamed, replace(before.authors[1], members=("p1",))),
-                    (replace(before.subjects[0], members=("p1",)), before.subjects[1]))
-    interned, changes = intern_catalog(after, before)
-    delta = CatalogDelta.of(before, interned, changes)
-    assert delta is not None and delta.previous is before
-    assert delta.papers == {"p1", "p2"} and delta.papers_gone == {"p2"}
-    assert delta.authors == {"a1"} and delta.author_papers == {"a1", "a2"}
-    assert not delta.authors_gone and not delta.subjects and delta.subject_papers == {"cs.LG"}
-    assert delta.papers_shown == {"p1", "p2"}
-    assert CatalogDelta.of(None, interned, changes) is None
-    assert CatalogDelta.of(before, interned, None) is None
-    same, none = intern_catalog(before, before)
-    assert same is before and none == frozenset()
-
-
-def test_search_terms_keep_their_order_as_edits_add_and_remove_words() -> None:
-    """A rebuild's search files sort the terms again only when the vocabulary changed; with
-    words added that sort first and last (UTF-16 order), a same-words edit, and the words
-    taken away again, they are the bytes a fresh index gives (carried files: last time's)."""
-    from site_gen.incremental.cache import intern_catalog
-    from site_gen.outputs.pieces import Carried, CatalogDelta
-
-    memo = SearchMemo()
-    previous, before = None, {}
-    for abstract_text in ["Graph kernels at scale.", "Aardvark graph kernels at scale \uff21.",
-                          "Aardvark graph kernels, at scale \uff21!", "Graph kernels at scale."]:
-        catalog = small_catalog(["Kernels", abstract_text, "code", "Code", "Ann Lee", "Other"],
-                                2024)
-        delta = None
-        if previous is not None:
-            catalog, changes = intern_catalog(catalog, previous)
-            delta = CatalogDelta.of(previous, catalog, changes)
-            assert delta is not None and delta.papers == {"p1"}
-        files: dict[str, bytes] = {}
-        for item in search_files(catalog, memo, delta):
-            if isinstance(item, Carried):
-                files.update((name, before[name]) for name in item.names)
-            else:
-                files[item[0]] = item[1] if isinstance(item[1], bytes) else b"".join(item[1])
-        assert files == search_outputs(catalog)
-        previous, before = catalog, files
-    assert memo.sorted_terms == sorted(memo.vocabulary, key=lambda t: t.encode("utf-16-be"))
-    assert "aardvark" not in memo.vocabulary and "graph" in memo.vocabulary
+    assert builder.site_memo is None  # it keeps no pieces: the plain generators made them

@@ -1,9 +1,10 @@
 """Pieces of the files beside the pages, kept between builds of one Builder.
 
-The generators (search, feeds, citations, exports, sitemap in this package) make their files
-from the catalog (the sitemap: from the routes). Given a ``Pieces``, a generator also reuses,
-per paper or author, what it made from the same inputs last time, and stores what it made:
-the memo is the one thing a generator changes besides its output. The catalog is interned
+The plain generators (``outputs/``: search, feeds, citations, exports, sitemap) make their
+files from the catalog (the sitemap: from the routes). Their rebuilding variants
+(incremental/outputs.py, incremental/search.py) make the same files from the same piece
+functions, but keep, per paper or author, what they made in a ``Pieces`` and reuse it while
+its inputs are the same: the memo is the one thing a variant changes besides its output. The catalog is interned
 (incremental/cache.py), so an unchanged paper is the very same object and comparing a
 piece's inputs costs a few pointer comparisons; a changed paper compares unequal and its
 piece is made again. A piece nobody asked for in a build is dropped after it, so a long
@@ -18,7 +19,7 @@ pieces of what went (``Pieces.settle``), and names the files it did not make aga
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
 
@@ -88,12 +89,11 @@ class CatalogDelta:
                                            if c not in catalog._subjects_by_code))
 
 
-def in_step(delta: CatalogDelta | None, made_for: Catalog | None, keep: bool = True
-            ) -> CatalogDelta | None:
+def in_step(delta: CatalogDelta | None, made_for: Catalog | None) -> CatalogDelta | None:
     """``delta``, if a generator may visit only what it names: its memo keeps pieces and
     was last completed for ``delta.previous`` (the catalog of the site on disk), not for a
     build that failed after making its files. Else None: make every piece."""
-    if keep and delta is not None and made_for is delta.previous:
+    if delta is not None and made_for is delta.previous:
         return delta
     return None
 
@@ -105,22 +105,10 @@ class Carried(NamedTuple):
     names: tuple[str, ...]
 
 
-F = TypeVar("F")
-
-
-def made_files(stream: Iterable[tuple[str, F] | Carried]) -> Iterator[tuple[str, F]]:
-    """A generator's files, given no delta (so none is ever ``Carried``)."""
-    for item in stream:
-        assert not isinstance(item, Carried), "carried files come only with a delta"
-        yield item
-
-
 class Pieces(Generic[V]):
     """Values by key, each with the inputs it was made from; reused while the inputs are equal."""
 
-    def __init__(self, keep: bool = True) -> None:
-        self.keep = keep
-        """False: keep nothing, make every value (a one-shot build, which no build follows)."""
+    def __init__(self) -> None:
         self._kept: dict[Hashable, tuple[object, V]] = {}
         self._used: set[Hashable] = set()
         """The keys asked for since the last ``done``."""
@@ -132,8 +120,6 @@ class Pieces(Generic[V]):
         65,000 pieces on a 10,000-paper site, and making and later freeing a new pair for each
         cost more than the rest of the lookup.
         """
-        if not self.keep:
-            return make()
         self._used.add(key)
         kept = self._kept.get(key)
         if kept is not None and (kept[0] is inputs or kept[0] == inputs):

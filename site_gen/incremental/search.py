@@ -1,0 +1,329 @@
+"""The search index for a Builder that rebuilds: ``outputs.search.search_files``, remembered.
+
+``kept_search_files`` yields the files ``search_files`` yields (it is the specification;
+tests/test_incremental_outputs.py holds this variant to it on random edit sequences), made
+of the same pieces (``outputs.search.make_piece`` per document, ``index_files``,
+``manifest``). It keeps each document's piece while the document is the very object it was
+made from, and the postings of the last index: given a ``CatalogDelta``, it visits only the
+documents the delta names, moves the papers whose sort key changed in the kept order, updates
+the postings of what changed in place, re-encodes only the lists an edit touched, and names
+the fragment files that hold what they held in a ``Carried``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import itertools
+import operator
+from collections import defaultdict
+from collections.abc import Iterator
+
+from site_gen.incremental.pieces import Carried, CatalogDelta, Pieces, in_step
+from site_gen.model import Author, Catalog, Paper
+from site_gen.outputs.search import (
+    INDEX_DIR,
+    LEVELS,
+    NO_TERMS,
+    SEARCH_FILE,
+    DocPiece,
+    SearchFile,
+    Terms,
+    add_postings,
+    author_made,
+    encode_ids,
+    fragment_groups,
+    group_json,
+    index_digest,
+    index_files,
+    joined_term,
+    make_piece,
+    manifest,
+    no_lists,
+    numbered,
+    ordered_authors,
+    paper_made,
+    paper_order,
+    search_json,
+    shard_json,
+    term_order,
+)
+from site_gen.util.jsonenc import encode_json
+
+_ENTRY = operator.attrgetter("entry")
+_ID = operator.attrgetter("id")
+
+
+class SearchMemo:
+    """Documents' pieces and the postings of the last index, kept between builds
+    (incremental/pieces.py)."""
+
+    def __init__(self) -> None:
+        self.docs: Pieces[DocPiece] = Pieces()
+        self.counted: int | None = None
+        """How many documents the postings below number; None when there are none."""
+        self.terms: list[Terms] = []
+        self.index: dict[str, list[list[int]]] = {}
+        self.encoded: dict[str, str] = {}
+        self.parts: dict[str, list[str]] = {}
+        """Each term's lists encoded (``encode_ids``), of which ``encoded`` is joined."""
+        self.term_json: dict[str, str] = {}
+        self.vocabulary: set[str] = set()
+        self.sorted_terms: list[str] = []
+        """The terms of ``vocabulary`` in ``term_order`` (``_sorted_terms``)."""
+        self.shards: Pieces[bytes] = Pieces()
+        self.digests: dict[str, tuple[bytes, bytes]] = {}
+        """Each subject, term and vocabulary file's bytes object and their digest
+        (``_file_digest``); the fragments' are ``fragment_digests``."""
+        self.catalog: Catalog | None = None
+        """The catalog the pieces below were last made for, once its index was complete."""
+        self.pieces: list[DocPiece | None] = []
+        """Every document's piece by doc number, None for a number that holds none."""
+        self.paper_docs: list[DocPiece] = []
+        """The papers' pieces in the order of ``papers``."""
+        self.fragment_digests: list[bytes] = []
+        """The digest of each of ``pieces``' fragments (``index_digest``), by doc number
+        (empty for a number that holds no document)."""
+        self.groups: dict[str, tuple[int, int]] = {}
+        """The doc numbers of each fragment file last build wrote (``fragment_groups``)."""
+        self.papers: list[Paper] = []
+        """Papers in document order, and each one's sort key (``paper_order``)."""
+        self.paper_order: list[tuple[bool, int, str, str]] = []
+
+
+def kept_search_files(catalog: Catalog, memo: SearchMemo, delta: CatalogDelta | None = None
+                      ) -> Iterator[SearchFile | Carried]:
+    """``outputs.search.search_files``, the same files, from the pieces ``memo`` kept.
+
+    Each pass over the documents runs in C (``map``, ``compress``): a rebuild visits every
+    document only to see that it is last build's very object, and makes the files of the
+    few that are not. A fragment file (``fragment_groups``) is carried over when it holds the same
+    numbers as last build's and each of them is the object whose fragment last build wrote
+    there (only given ``delta``: after a failed build the output may not hold it); a
+    fragment's digest is reused whenever its document is the same object.
+    """
+    delta = in_step(delta, memo.catalog)
+    if delta is not None:
+        papers, authors, paper_docs = _orders_after(catalog, delta, memo)
+        docs = _docs_after(catalog, delta, papers, authors, paper_docs, memo)
+    else:
+        papers, authors = _ordered(catalog, memo)
+        docs = [_paper_piece(catalog, p, memo.docs) for p in papers]
+        docs += [_author_piece(a, memo.docs) for a in authors]
+        memo.docs.done()
+    memo.paper_docs = docs[:len(papers)]
+    numbers, papers_span, total = numbered(papers, authors)
+    slots: list[DocPiece | None] = [None] * total
+    for number, doc in zip(numbers, docs):
+        slots[number] = doc
+    same = list(map(operator.is_, memo.pieces, slots))
+    same += [False] * (total - len(same))
+    fragment_digests = memo.fragment_digests[:total]
+    fragment_digests += [b""] * (total - len(fragment_digests))
+    for number in itertools.compress(range(total), map(operator.not_, same)):
+        held = slots[number]
+        fragment_digests[number] = b"" if held is None else index_digest(held.fragment)
+    memo.catalog = None  # until the index is complete
+    memo.pieces, memo.fragment_digests = slots, fragment_digests
+    groups, last = fragment_groups(slots, papers_span), memo.groups
+    carried = []
+    for name, start, end in groups:
+        if delta is not None and last.get(name) == (start, end) and all(same[start:end]):
+            carried.append(INDEX_DIR + name)
+        else:
+            yield INDEX_DIR + name, group_json([None if d is None else d.fragment
+                                                for d in slots[start:end]])
+    memo.groups = {name: (start, end) for name, start, end in groups}
+    if carried:
+        yield Carried(tuple(carried))
+    yield SEARCH_FILE, search_json(catalog, papers, authors, list(map(_ENTRY, docs)))
+    rest, starts, letters = _index_files(slots, memo)
+    rest_names = sorted(rest)
+    kept = memo.digests
+    rest_digests = [_file_digest(name, rest[name], kept) for name in rest_names]
+    if len(kept) > len(rest):  # files gone since the last build
+        memo.digests = {name: kept[name] for name in rest_names}
+    for name in rest_names:
+        yield INDEX_DIR + name, rest.pop(name)
+    version = hashlib.sha256(b"".join([*fragment_digests, *rest_digests]))
+    yield INDEX_DIR + "meta.json", encode_json(
+        manifest(catalog, slots, papers_span, version.hexdigest()[:10], starts, letters))
+    memo.catalog = catalog
+
+
+def _ordered(catalog: Catalog, memo: SearchMemo) -> tuple[list[Paper], list[Author]]:
+    """Papers and authors in document order, each paper's sort key noted in ``memo``."""
+    ranked = sorted((paper_order(p), p) for p in catalog.papers)
+    memo.paper_order = [key for key, _ in ranked]
+    memo.papers = [p for _, p in ranked]
+    return list(memo.papers), ordered_authors(catalog)
+
+
+def _orders_after(catalog: Catalog, delta: CatalogDelta, memo: SearchMemo
+                  ) -> tuple[list[Paper], list[Author], list[DocPiece]]:
+    """``_ordered`` from the last order: the papers the delta names leave their places and
+    the current ones among them are placed again (a list insert each; sorting 10,000 keys
+    made of plain-text titles cost more than the rest of an edit's search files). Also the
+    papers' pieces, last build's (``memo.paper_docs``) moved with them; a paper
+    placed again has ``TO_MAKE`` there until ``_docs_after`` makes its piece."""
+    paper_docs = list(memo.paper_docs)
+    changed = delta.papers
+    if changed:
+        stays = list(map(operator.not_, map(changed.__contains__, map(_ID, memo.papers))))
+        if not all(stays):
+            memo.paper_order = list(itertools.compress(memo.paper_order, stays))
+            memo.papers = list(itertools.compress(memo.papers, stays))
+            paper_docs = list(itertools.compress(paper_docs, stays))
+        for paper_id in sorted(changed - delta.papers_gone):
+            paper = catalog.paper(paper_id)
+            key = paper_order(paper)
+            at = bisect.bisect_left(memo.paper_order, key)
+            memo.paper_order.insert(at, key)
+            memo.papers.insert(at, paper)
+            paper_docs.insert(at, TO_MAKE)
+    return list(memo.papers), ordered_authors(catalog), paper_docs
+
+
+def _docs_after(catalog: Catalog, delta: CatalogDelta, papers: list[Paper],
+                authors: list[Author], paper_docs: list[DocPiece], memo: SearchMemo
+                ) -> list[DocPiece]:
+    """Every document's piece: made again for what the delta names (and for papers that show
+    a changed author's or subject's name), the others' kept ones. ``paper_docs`` holds the
+    papers' pieces in step with ``papers`` (``_orders_after``): only the places of the papers
+    named are visited."""
+    pieces, value = memo.docs, memo.docs.value
+    shown = delta.papers_shown
+    for at in itertools.compress(range(len(papers)), map(shown.__contains__, map(_ID, papers))):
+        paper_docs[at] = _paper_piece(catalog, papers[at], pieces)
+    authors_made = delta.authors | delta.author_papers | delta.author_profiles
+    docs = paper_docs + [_author_piece(a, pieces) if a.id in authors_made
+                         else value(("a", a.id)) for a in authors]
+    pieces.settle([("p", i) for i in delta.papers_gone] + [("a", i) for i in delta.authors_gone])
+    return docs
+
+
+def _file_digest(name: str, data: bytes, kept: dict[str, tuple[bytes, bytes]]) -> bytes:
+    """``index_digest`` of a file's bytes, kept with the bytes object it was taken of, so a
+    rebuild digests only the files it made again."""
+    hit = kept.get(name)
+    if hit is None or hit[0] is not data:
+        hit = kept[name] = (data, index_digest(data))
+    return hit[1]
+
+
+def _paper_piece(catalog: Catalog, paper: Paper, memo: Pieces[DocPiece]) -> DocPiece:
+    """A paper's piece, kept while the paper and the names it shows are the same."""
+    names = tuple([catalog.author(a).name for a in paper.all_author_ids])
+    subjects = tuple([catalog.subject(code).name for code in paper.subjects])
+    return memo.get(("p", paper.id), (paper, names, subjects),
+                    lambda: make_piece(*paper_made(catalog, paper, names)))
+
+
+def _author_piece(author: Author, memo: Pieces[DocPiece]) -> DocPiece:
+    """An author's piece, kept while what its result shows is the same."""
+    return memo.get(("a", author.id), (author, author.members, author.profiled),  # shown
+                    lambda: make_piece(*author_made(author)))
+
+
+TO_MAKE = DocPiece(NO_TERMS, b"", b"", None, (), True)
+"""The place of a paper whose piece is yet to be made (``_orders_after``)."""
+
+
+def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
+    """Every document's postings (``add_postings``), from the documents' kept terms."""
+    index: dict[str, list[list[int]]] = {}
+    for number, fields in enumerate(terms):
+        add_postings(index, number, fields)
+    return index
+
+
+def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]]:
+    """Change ``memo.index`` from the old documents' terms to ``terms`` (as many numbers);
+    the terms whose lists changed, each with the lists (``field * LEVELS + level``)."""
+    touched: dict[str, set[int]] = defaultdict(set)
+    index = memo.index
+    for number in itertools.compress(range(len(terms)),
+                                     map(operator.is_not, memo.terms, terms)):
+        old, new = memo.terms[number], terms[number]
+        for field in range(4):
+            for term, strength in old[field] - new[field]:
+                ids = index[term][field * LEVELS + strength]
+                del ids[bisect.bisect_left(ids, number)]
+                touched[term].add(field * LEVELS + strength)
+            for term, strength in new[field] - old[field]:
+                lists = index.get(term)
+                if lists is None:
+                    lists = index[term] = no_lists()
+                bisect.insort(lists[field * LEVELS + strength], number)
+                touched[term].add(field * LEVELS + strength)
+    for term in touched:
+        if not any(index[term]):
+            del index[term]
+    return touched
+
+
+def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, str]:
+    """Every term's encoded postings: updated in place when there are as many documents as
+    before and few numbers hold other words (a paper's text changed, or its title, which may
+    move it a place or two), else made again from the kept terms."""
+    total = len(docs)
+    terms = [NO_TERMS if d is None else d.terms for d in docs]
+    if memo.counted == total and \
+            sum(map(operator.is_not, memo.terms, terms)) <= 16 + total // 4:
+        memo.counted = None  # until the update below is complete
+        for term, slots in _update_postings(memo, terms).items():
+            if term in memo.index:
+                lists = memo.index[term]
+                parts = memo.parts.setdefault(term, [""] * (4 * LEVELS))  # a new term's
+                for slot in slots:
+                    parts[slot] = encode_ids(lists[slot], total)
+                memo.encoded[term] = joined_term(parts)
+            else:
+                memo.encoded.pop(term, None)
+                memo.parts.pop(term, None)
+    else:
+        memo.counted = None
+        memo.index = _postings(terms)
+        memo.parts = {t: [encode_ids(ids, total) for ids in lists]
+                      for t, lists in memo.index.items()}
+        memo.encoded = {t: joined_term(parts) for t, parts in memo.parts.items()}
+    memo.terms, memo.counted = terms, total
+    return memo.encoded
+
+
+def _sorted_terms(encoded: dict[str, str], memo: SearchMemo) -> list[str]:
+    """Every term in ``term_order``: the last build's list, with the terms an edit added put
+    in their places and those it removed taken out (sorting 30,000 terms by their UTF-16
+    form cost 10 ms of a 10,000-paper rebuild)."""
+    if memo.vocabulary == encoded.keys():
+        return memo.sorted_terms
+    added, gone = encoded.keys() - memo.vocabulary, memo.vocabulary - encoded.keys()
+    if len(added) + len(gone) > 64:
+        memo.sorted_terms, memo.vocabulary = sorted(encoded, key=term_order), set(encoded)
+        return memo.sorted_terms
+    terms = memo.sorted_terms
+    for term in gone:
+        del terms[bisect.bisect_left(terms, term_order(term), key=term_order)]
+    for term in added:
+        bisect.insort(terms, term, key=term_order)
+    memo.vocabulary -= gone
+    memo.vocabulary |= added
+    return terms
+
+
+def _index_files(docs: list[DocPiece | None], memo: SearchMemo
+                 ) -> tuple[dict[str, bytes], list[str], list[tuple[str, int]]]:
+    """``outputs.search.index_files`` from the kept postings, sorted terms and shards: a
+    shard is made again only when its terms or their postings changed."""
+    encoded = _encoded_terms(docs, memo)
+
+    def shard(number: int, members: list[str]) -> bytes:
+        inputs = (tuple(members), tuple([encoded[t] for t in members]))
+        return memo.shards.get(number, inputs,
+                               lambda: shard_json(members, encoded, memo.term_json))
+
+    made = index_files(docs, encoded, _sorted_terms(encoded, memo), shard)
+    memo.shards.done()
+    if len(memo.term_json) > 2 * len(encoded) + 1000:  # words edited away: forget them
+        memo.term_json = {t: j for t, j in memo.term_json.items() if t in encoded}
+    return made
