@@ -18,7 +18,7 @@ from site_gen.outputs.search import (
     encode_ids,
     encode_number,
     excerpt,
-    indexable,
+    field_terms,
     shard_starts,
     term_order,
     typeset,
@@ -108,11 +108,16 @@ def test_dense_lists_become_bitmaps_and_numbers_are_short() -> None:
     assert [len(encode_number(n)) for n in (0, 31, 32, 1023, 1024)] == [1, 1, 2, 2, 3]
 
 
+def term_set(text: str, names: bool = False) -> set[str]:
+    """The terms a title (or, with ``names``, an author's name) gives the index."""
+    return {term for term, _ in field_terms(text, 0, names)}
+
+
 def test_words_fold_case_and_accents_and_skip_function_words() -> None:
     assert words("Crème Brûlée: RollMux-2 (ÉTÉ)") == ["creme", "brulee", "rollmux", "2", "ete"]
-    assert not indexable("the", 0) and indexable("the", 1)  # kept in names only
-    assert not indexable("x", 3) and indexable("王", 0)
-    assert "an" in STOPWORDS and indexable("an", 1)  # Dakai An is findable
+    assert term_set("the x 王 caches") == {"王", "cach"}  # no stopword, lone ASCII letter
+    assert term_set("The X 王 An", names=True) == {"the", "王", "an"}  # Dakai An is findable
+    assert "an" in STOPWORDS
     assert typeset("Part II: ROLL Flash -- Accelerating --- fast") == "Part II: ROLL Flash – Accelerating — fast"
 
 

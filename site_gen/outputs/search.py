@@ -140,13 +140,6 @@ def level(count: int, length: int, field: int) -> int:
     return 1 if weight >= 1.6 else 2 if weight < 0.7 else 0
 
 
-def indexable(word: str, field: int) -> bool:
-    """Single ASCII characters and (outside names) stopwords are not worth a posting."""
-    if len(word) == 1 and word.isascii():
-        return False
-    return field == AUTHORS or word not in STOPWORDS
-
-
 def search_index(catalog: Catalog) -> dict[str, object]:
     """The ``search.json`` document: one entry per paper and per author."""
     papers = [
@@ -453,7 +446,8 @@ def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
 def field_terms(text: str, field: int, names: bool = False) -> frozenset[tuple[str, int]]:
     """The terms of one field worth a posting, each with its ``level``: the stems of the
     words that are not stopwords or, in names (the authors, an author's own entry), the
-    words themselves, stopwords too (``words`` then ``indexable``). Names are not stemmed."""
+    words themselves, stopwords too. A single ASCII letter or digit is worth none.
+    Names are not stemmed."""
     found = [w for w in _split(fold(text)) if len(w) > 1 or not w.isascii()]
     if not names:
         found = [stem(w) for w in found if w not in STOPWORDS]
