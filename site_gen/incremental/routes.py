@@ -178,12 +178,12 @@ class _Changes:
                 and self.papers.isdisjoint(related) and self.papers.isdisjoint(nearby))
 
     def keeps_author(self, author: Author, old: _AuthorPlan) -> bool:
-        """Does ``old``'s route show the very objects this author's would? (The author, its
-        papers, co-authors and subjects; the papers in rank order, and the profiled among the
-        co-authors in their order, which hold as long as the others kept theirs.)"""
+        """Does ``old``'s route show the very objects this author's would, but perhaps its
+        subjects (``_subjects_renewed``)? (The author, its papers and co-authors; the papers
+        in rank order, and the profiled among the co-authors in their order, which hold as
+        long as the others kept theirs.)"""
         return (old.author is author and self.papers.isdisjoint(author.paper_ids)
-                and self.authors.isdisjoint(old.coauthors)
-                and self.subjects.isdisjoint(old.subjects))
+                and self.authors.isdisjoint(old.coauthors))
 
     def same_as_before(self, route: Route) -> Route:
         """Last plan's route for this URL when it is equal, so the renderer sees it is."""
@@ -267,12 +267,28 @@ def _author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
     old = changes.memo.authors.get(author.id)
     if old is None or not changes.keeps_author(author, old):
         return _new_author_plan(catalog, profiled, author, ranks, size)
+    if not changes.subjects.isdisjoint(old.subjects):
+        old = _subjects_renewed(catalog, old)
     if changes.order_kept and changes.profiled_kept:
         return old
     plan = _new_author_plan(catalog, profiled, author, ranks, size)  # its lists may be reordered
     if len(plan.routes) == len(old.routes) and all(map(_same_route, plan.routes, old.routes)):
         return replace(plan, routes=old.routes)
     return plan
+
+
+def _subjects_renewed(catalog: Catalog, plan: _AuthorPlan) -> _AuthorPlan:
+    """The plan with this catalog's objects for the subjects its first page counts, which
+    are all that differs when only those subjects changed (another author's paper joined or
+    left one): the counts are of the author's own papers, the same as before. A paper added
+    to a subject changed the Subject of some 500 of 1,641 authors at 10,000 papers, and
+    planning them again was a third of the routes' time."""
+    routes = tuple(
+        replace(route, context={**route.context, "subject_counts": tuple(
+            (catalog.subject(subject.code), n) for subject, n in counts)})
+        if (counts := route.context.get("subject_counts")) else route
+        for route in plan.routes)
+    return replace(plan, routes=routes)
 
 
 def _same_route(old: Route, new: Route) -> bool:
