@@ -14,6 +14,7 @@ import bisect
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from itertools import chain
+from typing import cast
 
 from site_gen.model import Author, Catalog, Paper, Subject
 from site_gen.plan.routes import (
@@ -283,12 +284,15 @@ def _subjects_renewed(catalog: Catalog, plan: _AuthorPlan) -> _AuthorPlan:
     left one): the counts are of the author's own papers, the same as before. A paper added
     to a subject changed the Subject of some 500 of 1,641 authors at 10,000 papers, and
     planning them again was a third of the routes' time."""
-    routes = tuple(
-        replace(route, context={**route.context, "subject_counts": tuple(
-            (catalog.subject(subject.code), n) for subject, n in counts)})
-        if (counts := route.context.get("subject_counts")) else route
-        for route in plan.routes)
-    return replace(plan, routes=routes)
+    return replace(plan, routes=tuple(_route_subjects_renewed(catalog, r) for r in plan.routes))
+
+
+def _route_subjects_renewed(catalog: Catalog, route: Route) -> Route:
+    counts = cast("tuple[tuple[Subject, int], ...]", route.context.get("subject_counts", ()))
+    if not counts:  # an author's later pages count none
+        return route
+    renewed = tuple((catalog.subject(subject.code), n) for subject, n in counts)
+    return replace(route, context={**route.context, "subject_counts": renewed})
 
 
 def _same_route(old: Route, new: Route) -> bool:
