@@ -3,6 +3,7 @@ keyboard use, the live region, escaping, and a generated 2,000-paper corpus."""
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections import Counter
@@ -299,4 +300,41 @@ def test_an_idle_page_gets_ready_without_downloading_the_index(page, corpus_site
     assert len(search(page, word)) == 10
     letter = format(ord(word[0]), "x")
     assert any(p.endswith(f"/search/index/v/{letter}.json") for _, p in sent)
+    assert page.failed_requests == [] and page.console_errors == []
+
+
+def test_a_word_fetches_only_shards_that_may_hold_its_terms(page, corpus_site, corpus_base,
+                                                           visit) -> None:
+    """A long word fetches the shards of the terms it is, starts or completes (its
+    beginnings that an ending follows, as "prompt" of "prompts"), not every shard that lies
+    between its first letters and itself; and it finds the papers that hold it."""
+    folder = corpus_site / "search" / "index"
+    starts = json.loads((folder / "meta.json").read_text(encoding="utf-8"))["shards"]
+    shards = [json.loads((folder / "t" / f"{n}.json").read_text(encoding="utf-8"))
+              for n in range(len(starts))]
+    index = json.loads((corpus_site / "search.json").read_text(encoding="utf-8"))
+    titled = sorted({w for p in index["papers"] for w in words(p["title"]) if len(w) >= 9})
+
+    def shard_of(term: str) -> int:  # the last shard whose first term is <= term
+        return bisect.bisect_right(starts, term) - 1
+
+    def may_hold(number: int, word: str) -> bool:
+        return any(t.startswith((word, stem(word))) or (len(t) >= 3 and word.startswith(t))
+                   or (len(t) >= 4 and t[-1] in "ei" and word.startswith(t[:-1]))
+                   for t in shards[number])
+
+    # Words with a shard between their first letters' and their own that holds none of this.
+    between = [w for w in titled
+               if not all(may_hold(n, w) for n in range(shard_of(w[:max(3, len(w) - 7)]), shard_of(w)))]
+    between = list({w[:3]: w for w in between}.values())[:3]  # each fetches shards of its own
+    assert between, "the corpus has no word with such a shard"
+    visit(corpus_base + "search/")
+    page.wait_for_function("document.querySelector('.search-form').dataset.state === 'done'")
+    for word in between:
+        page.requests.clear()
+        found = search(page, word)
+        assert any(stem(word) in map(stem, words(t)) for t in found[:3])
+        fetched = {int(urlsplit(u).path.rsplit("/", 1)[1].split(".")[0])
+                   for u in page.requests if "/search/index/t/" in u}
+        assert fetched and all(may_hold(n, word) for n in fetched), (word, sorted(fetched))
     assert page.failed_requests == [] and page.console_errors == []

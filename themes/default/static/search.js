@@ -332,8 +332,10 @@
   function completes(word, term) {
     var base = /[ei]$/.test(term) ? term.slice(0, -1) : term;
     if (base.length < 3 || word.length <= base.length || word.lastIndexOf(base, 0) !== 0) return false;
-    var rest = word.slice(base.length);
-    return ENDINGS.some(function (ending) { return ending.lastIndexOf(rest, 0) === 0; });
+    return startsEnding(word.slice(base.length));
+  }
+  function startsEnding(text) {  // "s" or "ati" ("ation"), not "ts"
+    return ENDINGS.some(function (ending) { return ending.lastIndexOf(text, 0) === 0; });
   }
   // True when the word, or its beginning followed by an ending, is within one typo of term.
   function typoOf(word, root, term) {
@@ -343,12 +345,17 @@
     }
     return false;
   }
-  // Every shard that may hold a term the word is (or its stem), starts, or ends.
+  // Every shard that may hold a term the word is (or its stem), starts, or completes: the
+  // shards of the word's beginnings that the beginning of an ending follows ("prompt" and
+  // "prompte" of "prompts"), not every shard between its first letters and itself.
   function wordShards(word, root) {
-    var from = word.slice(0, Math.max(3, word.length - 7));
     var wanted = {};
     prefixShards(word).concat(prefixShards(root)).forEach(function (i) { wanted[i] = true; });
-    for (var i = shardIndex(from); i <= shardIndex(word) && i < meta.shards.length; i++) wanted[i] = true;
+    for (var n = 3; n < word.length; n++) {
+      if (!startsEnding(word.slice(n))) continue;
+      var base = word.slice(0, n);
+      wanted[shardIndex(base)] = wanted[shardIndex(base + "e")] = wanted[shardIndex(base + "i")] = true;
+    }
     return Object.keys(wanted).map(Number);
   }
   // Resolves to [{term, quality, lists}] for one query word: the terms it is (its stem, or
