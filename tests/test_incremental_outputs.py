@@ -172,3 +172,30 @@ def test_search_terms_keep_their_order_as_edits_add_and_remove_words() -> None:
         previous, before = catalog, files
     assert memo.sorted_terms == sorted(memo.vocabulary, key=lambda t: t.encode("utf-16-be"))
     assert "aardvark" not in memo.vocabulary and "graph" in memo.vocabulary
+
+
+TERM_SETS = st.lists(st.frozensets(st.tuples(st.sampled_from("abcdef"), st.integers(0, 2)),
+                                   max_size=4), min_size=4, max_size=4).map(tuple)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), TERM_SETS), min_size=1, max_size=30), st.data())
+def test_postings_update_equals_postings_made_again(before, data) -> None:
+    """The kept postings after any change of the documents at each number (documents moved
+    anywhere, in any order, taken out, added, numbers left empty) are the postings made
+    from the new documents alone."""
+    from site_gen.incremental.search import _postings, _update_postings
+    from site_gen.outputs.search import NO_TERMS
+
+    old = [NO_TERMS if t is None else t for t in before]
+    shuffled = data.draw(st.permutations(old))
+    new = [t if data.draw(st.booleans()) else
+           data.draw(st.one_of(st.just(NO_TERMS), TERM_SETS)) for t in shuffled]
+    memo = SearchMemo()
+    memo.terms, memo.index = old, _postings(old)
+    touched = _update_postings(memo, new)
+    made_again, empty = _postings(new), [[]] * 12
+    assert memo.index == made_again
+    for term in made_again.keys() | _postings(old).keys():  # told which lists to encode again
+        was, now = _postings(old).get(term, empty), made_again.get(term, empty)
+        assert {slot for slot in range(12) if was[slot] != now[slot]} <= touched.get(term, set())

@@ -239,27 +239,71 @@ def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
 
 def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]]:
     """Change ``memo.index`` from the old documents' terms to ``terms`` (as many numbers);
-    the terms whose lists changed, each with the lists (``field * LEVELS + level``)."""
-    touched: dict[str, set[int]] = defaultdict(set)
+    the terms whose lists changed, each with the lists (``field * LEVELS + level``).
+
+    A document that only moved (the very terms now at another number: an edit before it in
+    its run of numbers) is renumbered where it is in each of its lists, which are sorted once
+    after: an added paper moves a few hundred documents, and taking each out of lists of
+    thousands and putting it back cost more than the rest of the index's rebuild."""
+    old_terms = memo.terms
+    changed = list(itertools.compress(range(len(terms)), map(operator.is_not, old_terms, terms)))
+    arrived: dict[int, list[int]] = defaultdict(list)
+    for number in changed:
+        arrived[id(terms[number])].append(number)
+    edits: dict[tuple[str, int], _ListEdit] = defaultdict(_ListEdit)
+    for number in changed:
+        waiting = arrived.get(id(old_terms[number]))
+        new_number = waiting.pop() if waiting else None  # the same terms, so any of them
+        for field, present in enumerate(old_terms[number]):
+            for term, strength in present:
+                edits[term, field * LEVELS + strength].lose(number, new_number)
+    for number in itertools.chain.from_iterable(arrived.values()):  # new at their numbers
+        for field, present in enumerate(terms[number]):
+            for term, strength in present:
+                edits[term, field * LEVELS + strength].gained.append(number)
     index = memo.index
-    for number in itertools.compress(range(len(terms)),
-                                     map(operator.is_not, memo.terms, terms)):
-        old, new = memo.terms[number], terms[number]
-        for field in range(4):
-            for term, strength in old[field] - new[field]:
-                ids = index[term][field * LEVELS + strength]
-                del ids[bisect.bisect_left(ids, number)]
-                touched[term].add(field * LEVELS + strength)
-            for term, strength in new[field] - old[field]:
-                lists = index.get(term)
-                if lists is None:
-                    lists = index[term] = no_lists()
-                bisect.insort(lists[field * LEVELS + strength], number)
-                touched[term].add(field * LEVELS + strength)
+    touched: dict[str, set[int]] = defaultdict(set)
+    for (term, slot), edit in edits.items():
+        lists = index.get(term)
+        if lists is None:
+            lists = index[term] = no_lists()
+        edit.apply(lists[slot])
+        touched[term].add(slot)
     for term in touched:
         if not any(index[term]):
             del index[term]
     return touched
+
+
+class _ListEdit:
+    """What one posting list loses and gains in an update (``_update_postings``)."""
+
+    __slots__ = ("gained", "lost", "moved_from", "moved_to")
+
+    def __init__(self) -> None:
+        self.moved_from: list[int] = []
+        self.moved_to: list[int] = []
+        self.lost: list[int] = []
+        self.gained: list[int] = []
+
+    def lose(self, number: int, new_number: int | None) -> None:
+        if new_number is None:
+            self.lost.append(number)
+        else:
+            self.moved_from.append(number)
+            self.moved_to.append(new_number)
+
+    def apply(self, ids: list[int]) -> None:
+        """Change the sorted ``ids`` (each number is in it once) as told, sorted after."""
+        moving = [bisect.bisect_left(ids, n) for n in self.moved_from]
+        losing = sorted([bisect.bisect_left(ids, n) for n in self.lost], reverse=True)
+        for place, number in zip(moving, self.moved_to):
+            ids[place] = number
+        for place in losing:
+            del ids[place]
+        ids += self.gained
+        if self.moved_to or self.gained:
+            ids.sort()
 
 
 def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, str]:
