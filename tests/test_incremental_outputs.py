@@ -199,3 +199,24 @@ def test_postings_update_equals_postings_made_again(before, data) -> None:
     for term in made_again.keys() | _postings(old).keys():  # told which lists to encode again
         was, now = _postings(old).get(term, empty), made_again.get(term, empty)
         assert {slot for slot in range(12) if was[slot] != now[slot]} <= touched.get(term, set())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), TERM_SETS), min_size=1, max_size=30), st.data())
+def test_renumbered_postings_equal_postings_made_again(before, data) -> None:
+    """As above, for the update list by list, where the number of numbers may change too."""
+    from site_gen.incremental.search import _postings, _renumbered_postings
+    from site_gen.outputs.search import NO_TERMS
+
+    old = [NO_TERMS if t is None else t for t in before]
+    kept = data.draw(st.permutations(old))[:data.draw(st.integers(0, len(old) + 5))]
+    new = [t if data.draw(st.booleans()) else data.draw(st.one_of(st.just(NO_TERMS), TERM_SETS))
+           for t in kept] + data.draw(st.lists(TERM_SETS, max_size=5))
+    memo = SearchMemo()
+    memo.terms, memo.index = old, _postings(old)
+    touched = _renumbered_postings(memo, new)
+    made_again, empty = _postings(new), [[]] * 12
+    assert memo.index == made_again
+    for term in made_again.keys() | _postings(old).keys():
+        was, now = _postings(old).get(term, empty), made_again.get(term, empty)
+        assert {slot for slot in range(12) if was[slot] != now[slot]} <= touched.get(term, set())
