@@ -91,6 +91,29 @@ def test_no_process_of_a_build_outlives_a_sigkill(make_project) -> None:
         assert _survivors(str(project), within=10.0) == []
 
 
+HELPERS_ENDED = """
+import multiprocessing, os, signal, time
+from site_gen.cli import _stop_on_signals
+from site_gen.util.lifeline import die_with_parent
+_stop_on_signals()  # as a watch session sets them
+pool = multiprocessing.get_context("fork").Pool(2, initializer=die_with_parent,
+                                                initargs=(os.getpid(),))
+pool.map_async(time.sleep, [5, 5])
+time.sleep(0.5)  # both helpers asleep in their task
+pool.terminate()  # as Pool's with-block ends it (the dumps' readers), with SIGTERM
+print("ended")
+"""
+
+
+def test_helpers_end_quietly_under_a_watch_session_s_signal_handlers() -> None:
+    """A watch session turns SIGTERM into KeyboardInterrupt; forked helpers must not inherit
+    that, or every pool ended after the first build printed a traceback per helper."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-c", HELPERS_ENDED], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "ended\n", "")
+
+
 def _survivors(marker: str, within: float) -> list[int]:
     """Pids of processes whose command line names ``marker``, waiting up to ``within`` s
     for them to end (forked helpers keep their parent's command line)."""

@@ -18,7 +18,13 @@ _PR_SET_PDEATHSIG = 1
 
 
 def die_with_parent(parent: int) -> None:
-    """In a forked helper: be killed when ``parent`` (the forking process's pid) dies."""
+    """In a forked helper: be killed when ``parent`` (the forking process's pid) dies, and
+    leave signals to it. A helper inherits the parent's handlers, and the watch session's
+    turn SIGTERM into KeyboardInterrupt (cli.py): a pool ended with SIGTERM printed one
+    traceback per helper. Ctrl-C reaches every process of the terminal's group; the parent
+    ends its helpers."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             # the process's own symbols, libc's among them: find_library("c") would run
