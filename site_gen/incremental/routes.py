@@ -54,13 +54,15 @@ class RouteMemo:
         ranks = Ranks.of(catalog)
         changes = _Changes.of(self, catalog, ranks)
         index = index_routes(catalog, ranks.by_rank, recent, page_size)
-        papers = [_paper_plan(catalog, p, ranks, changes) for p in catalog.papers]
+        planned = [_paper_plan(catalog, p, ranks, changes) for p in catalog.papers]
+        papers = [plan for plan, _ in planned]
         profiled = profiled_places(catalog)
         authors = [_author_plan(catalog, profiled, a, ranks, changes, page_size)
                    for a in catalog.authors]
         others = [changes.same_as_before(r) for r in chain(
             index, subject_routes(catalog, ranks, page_size), map(page_route, pages))]
-        self._remember(catalog, ranks, papers, authors, others, page_size)
+        self._remember(catalog, ranks, papers, [span for _, span in planned], authors, others,
+                       page_size)
         routes = (others[:len(index)] + [plan.route for plan in papers]
                   + [route for plan in authors for route in plan.routes] + others[len(index):])
         return tuple(routes), collisions(routes)
@@ -71,6 +73,9 @@ class RouteMemo:
         self.rank: dict[str, int] = {}
         """Paper id -> its place in ``order``."""
         self.papers: dict[str, _PaperPlan] = {}
+        self.spans: dict[str, tuple[int, int]] = {}
+        """Each paper's span of ranks its related papers by subject were read from
+        (``related.by_subject``): apart from the plans, as an added paper shifts them all."""
         self.authors: dict[str, _AuthorPlan] = {}
         self.subjects: dict[str, Subject] = {}
         self.profiled: tuple[str, ...] = ()
@@ -80,11 +85,13 @@ class RouteMemo:
         """The page size the plan split its lists by."""
 
     def _remember(self, catalog: Catalog, ranks: Ranks, papers: list[_PaperPlan],
-                  authors: list[_AuthorPlan], routes: list[Route], page_size: int) -> None:
+                  spans: list[tuple[int, int]], authors: list[_AuthorPlan], routes: list[Route],
+                  page_size: int) -> None:
         """Hold this plan instead of the previous one."""
         self.page_size = page_size
         self.order, self.rank = ranks.order, ranks.rank
         self.papers = {plan.paper.id: plan for plan in papers}
+        self.spans = {plan.paper.id: span for plan, span in zip(papers, spans, strict=True)}
         self.authors = {plan.author.id: plan for plan in authors}
         self.subjects = {s.code: s for s in catalog.subjects}
         self.profiled = tuple(a.id for a in catalog.profiled_authors)
@@ -161,8 +168,8 @@ class _Changes:
         if not self.order_kept or old.paper.subjects != paper.subjects:
             return None
         if not self.shifted_before and not self.shifted_now:
-            return old.nearby, old.span
-        lo, hi = old.span
+            return old.nearby, self.memo.spans[paper.id]
+        lo, hi = self.memo.spans[paper.id]
         if _any_within(self.shifted_before, lo, hi):
             return None
         start = 0 if lo == 0 else self.ranks.rank[self.memo.order[lo]]
@@ -229,14 +236,14 @@ class _PaperPlan:
     related: tuple[str, ...]
     """Ids of the papers related by authors."""
     nearby: tuple[str, ...]
-    """Ids of the papers related by subject."""
-    span: tuple[int, int]
-    """The ranks those were read from (``related.by_subject``)."""
+    """Ids of the papers related by subject (``RouteMemo.spans``: where they were read)."""
 
 
-def _paper_plan(catalog: Catalog, paper: Paper, ranks: Ranks, changes: _Changes) -> _PaperPlan:
+def _paper_plan(catalog: Catalog, paper: Paper, ranks: Ranks, changes: _Changes
+                ) -> tuple[_PaperPlan, tuple[int, int]]:
     """Last plan's when the paper, its authors, subjects and related papers are the same;
-    its related papers are looked for again only where they may differ."""
+    its related papers are looked for again only where they may differ. With the span of
+    ranks its related papers by subject were read from."""
     old = changes.memo.papers.get(paper.id)
     related = old.related if old is not None and changes.keeps_related(paper, old) else None
     kept = changes.keeps_nearby(paper, old) if old is not None else None
@@ -246,9 +253,9 @@ def _paper_plan(catalog: Catalog, paper: Paper, ranks: Ranks, changes: _Changes)
         kept = related_by_subject(ranks, paper)
     nearby, span = kept
     if old is not None and changes.keeps_route(paper, old, related, nearby):
-        return old if span == old.span else replace(old, span=span)
-    return _PaperPlan(paper, paper_route(catalog, ranks, paper, related, nearby), related, nearby,
-                      span)
+        return old, span
+    return _PaperPlan(paper, paper_route(catalog, ranks, paper, related, nearby), related,
+                      nearby), span
 
 
 @dataclass(frozen=True, slots=True)
