@@ -174,3 +174,23 @@ def test_a_watch_session_keeps_redirects_as_a_clean_build_makes_them(project: Pa
     assert build(project, tmp_path / "clean").ok
     assert (project / "_site" / OLD / "index.html").read_bytes() == \
         (tmp_path / "clean" / OLD / "index.html").read_bytes()
+
+
+def test_a_builder_that_lives_on_reads_the_lock_again_once_edited(project: Path) -> None:
+    """Watch mode keeps the parsed lock between rebuilds; a hand edit (a malformed line, then
+    a URL taken out) is seen by the next rebuild, told of the change or not."""
+    builder = Builder(project, keep_spare=True)
+    try:
+        assert builder.build().ok
+        path = project / "content" / LOCK_FILE
+        recorded = path.read_text(encoding="utf-8")
+        path.write_text(recorded + "not a line of a lock\n", encoding="utf-8")
+        failed = builder.build(changed={str(path)})
+        assert not failed.ok and any("urls.lock" in str(d) and "expected" in str(d)
+                                     for d in failed.diagnostics)
+        path.write_text(recorded.replace(f"{OLD} ", f"# {OLD} "), encoding="utf-8")
+        assert builder.build().ok  # not told: its size and time differ
+        lock, _ = read_lock(path, LOCK_FILE)
+        assert lock is not None and OLD in lock  # recorded again, as it is still published
+    finally:
+        builder.close()

@@ -72,9 +72,10 @@ from site_gen.pipeline import (
 )
 from site_gen.plan.redirects import (
     LOCK_FILE,
+    Lock,
+    parse_lock,
     plan_redirects,
     published,
-    read_lock,
     write_lock,
 )
 from site_gen.plan.routes import Route, plan_routes
@@ -142,6 +143,9 @@ class Builder:
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
         self.static: FileCache[bytes] = FileCache(static_bytes)
         self.page_files: FileCache[bytes] = FileCache(keep_bytes)
+        self.lock: FileCache[tuple[Lock, list[Diagnostic]]] = FileCache(parse_lock)
+        """``content/urls.lock`` parsed: 12,000 lines at 10,000 papers, 3% of a watch rebuild
+        when read each time."""
         self.memory = RenderMemory()
         self.fragments = FragmentMemo()
         self.site_memo = SiteFilesMemo() if self.keep_spare else None
@@ -331,7 +335,7 @@ class Builder:
         routes, last = (plan_routes(catalog, pages, config.recent_papers, config.page_size)
                         if self.routes_memo is None else
                         self.routes_memo.plan(catalog, pages, config.recent_papers, config.page_size))
-        lock, problems = read_lock(content / LOCK_FILE, LOCK_SHOWN)
+        lock, problems = self._read_lock(content / LOCK_FILE, changed)
         now = published(catalog)
         moved, aliased = plan_redirects(catalog, lock or {}, now, {r.url for r in routes},
                                         f"{CONTENT_DIR}/{CURATION_FILE}")
@@ -379,6 +383,11 @@ class Builder:
             if dump is not None:
                 dumps.append(dump)
         return dumps, tuple(reread)
+
+    def _read_lock(self, path: Path, changed: Collection[str]) -> tuple[Lock | None, list[Diagnostic]]:
+        """``read_lock``, parsed again only when the file may have changed."""
+        entries, _ = self.lock.load([(LOCK_SHOWN, path)], changed)
+        return entries[LOCK_SHOWN].value if LOCK_SHOWN in entries else (None, [])
 
     def _page_files(self, content: Path, pages: tuple[Page, ...], changed: Collection[str]
                     ) -> dict[str, bytes]:
