@@ -3,7 +3,7 @@
 
     python3 benchmarks/search_bench.py [--papers 10000] [--seed 1] [--queries 50]
                                        [--work benchmarks/out] [--peers pagefind,lunr]
-                                       [--baseline SITE] [--rounds 1]
+                                       [--baseline SITE] [--rounds 1] [--fetch-cost]
 
 1. generates the corpus (benchmarks/gen_corpus.py) and builds it with site-gen;
 2. installs the peers from npm into WORK/node (``pagefind`` ships its indexer binary inside
@@ -24,6 +24,10 @@ site-gen) beside this one, as the engine "baseline"; ``--rounds N`` measures eve
 times, in turn (baseline, site-gen, peers, baseline, ...), so that a load spike on the shared
 machine weighs on all of them, and pools the N runs.
 
+``--fetch-cost`` measures only what requests cost a fresh search page here: 1 to 10
+fragment files fetched at once (a first query's results wait for 10), the median time to the
+last one parsed. It tells how much of a first query is its number of requests.
+
 Prints one table and writes WORK/results.json. Bytes are response bodies as served here
 (no HTTP compression); the "gzip" column is what the same files weigh gzipped (as GitHub
 Pages sends them; Pagefind's index files are already compressed and count as they are).
@@ -33,6 +37,7 @@ Not a test: nothing is asserted. See benchmarks/README.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
@@ -41,6 +46,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -412,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--peers", default="pagefind,lunr")
     parser.add_argument("--baseline", type=Path, help="a site built from the same corpus by other code")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--fetch-cost", action="store_true",
+                        help="only measure what fetching 1 to 10 fragment files at once costs")
     args = parser.parse_args(argv)
     peers = [p for p in args.peers.split(",") if p]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -420,6 +428,9 @@ def main(argv: list[str] | None = None) -> int:
     docs = peer_documents(catalog)
     root = prepare_serve_root(args.work, site, docs, modules, peers)
     queries = make_queries(docs, args.queries, args.seed)
+    if args.fetch_cost:
+        print(measure_fetch_cost(root, args.work, site))
+        return 0
     if args.baseline:
         link = root / "baseline"
         if link.is_symlink() or link.exists():
@@ -449,8 +460,9 @@ def pooled(runs: tuple[Engine, ...]) -> Engine:
     return out
 
 
-def measure(root: Path, work: Path, engines: list[Engine], queries: list[str]) -> None:
-    """Run every engine in one headless Chromium; ``root`` is served by node on 127.0.0.1."""
+@contextlib.contextmanager
+def served_browser(root: Path, work: Path) -> Iterator[tuple[object, str]]:
+    """Headless Chromium and the base URL of ``root``, served by node on 127.0.0.1."""
     from conftest import CHROMIUM_ARGS, CHROMIUM_PATH
     from playwright.sync_api import sync_playwright
 
@@ -465,16 +477,52 @@ def measure(root: Path, work: Path, engines: list[Engine], queries: list[str]) -
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM_PATH, headless=True,
                                          chromium_sandbox=False, args=CHROMIUM_ARGS)
-            for engine in engines:
-                started = time.perf_counter()
-                measure_cold(browser, base, root, engine, queries)
-                measure_keystrokes(browser, base, engine, queries)
-                print(f"{engine.name}: measured in {time.perf_counter() - started:.0f} s",
-                      file=sys.stderr)
+            yield browser, base
             browser.close()
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def measure(root: Path, work: Path, engines: list[Engine], queries: list[str]) -> None:
+    """Run every engine in one headless Chromium."""
+    with served_browser(root, work) as (browser, base):
+        for engine in engines:
+            started = time.perf_counter()
+            measure_cold(browser, base, root, engine, queries)
+            measure_keystrokes(browser, base, engine, queries)
+            print(f"{engine.name}: measured in {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr)
+
+
+FETCH_FILES = """async (urls) => {
+  const start = performance.now();
+  await Promise.all(urls.map((url) => fetch(url).then((response) => response.json())));
+  return performance.now() - start;
+}"""
+
+
+def measure_fetch_cost(root: Path, work: Path, site: Path, repeats: int = 12) -> str:
+    """What a request costs a fresh search page here: n fragment files (random, not cached)
+    fetched at once, n = 1 to 10, each n on its own fresh page, ``repeats`` times, taking
+    turns; the median milliseconds from the first fetch to the last file parsed."""
+    files = sorted((site / "search" / "index" / "d").glob("*.json"))
+    counts = (1, 2, 4, 6, 8, 10)
+    times: dict[int, list[float]] = {n: [] for n in counts}
+    rng = random.Random(1)
+    with served_browser(root, work) as (browser, base):
+        for _ in range(repeats):
+            for n in counts:
+                context = browser.new_context()  # type: ignore[attr-defined]
+                page = context.new_page()
+                page.goto(base + "site/search/")
+                page.wait_for_function(READY["site-gen"], timeout=120_000, polling=10)
+                page.wait_for_load_state("networkidle")
+                urls = [f"{base}site/search/index/d/{f.name}?v=cost" for f in rng.sample(files, n)]
+                times[n].append(page.evaluate(FETCH_FILES, urls))
+                context.close()
+    return "\n".join(["files fetched at once   median ms"] +
+                     [f"{n:>21}   {statistics.median(times[n]):9.1f}" for n in counts])
 
 
 if __name__ == "__main__":
