@@ -10,8 +10,10 @@ CI runs a hundred edit sequences; ``SITE_GEN_FUZZ=long`` runs thousands.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from datetime import UTC, datetime
+from unittest import mock
 
 import pytest
 from conftest import abstract, coauthor_dump, listing_dump
@@ -21,6 +23,7 @@ from test_incremental_routes import apply_edit, edit
 from test_outputs import small_catalog
 from test_routes import LONG, catalog_of, record_spec
 
+from site_gen.incremental import search
 from site_gen.incremental.builder import Builder
 from site_gen.incremental.cache import intern_catalog
 from site_gen.incremental.outputs import (
@@ -191,9 +194,14 @@ def test_postings_update_equals_postings_made_again(before, data) -> None:
     shuffled = data.draw(st.permutations(old))
     new = [t if data.draw(st.booleans()) else
            data.draw(st.one_of(st.just(NO_TERMS), TERM_SETS)) for t in shuffled]
-    memo = SearchMemo()
-    memo.terms, memo.index = old, _postings(old)
-    touched = _update_postings(memo, new)
+    apart, most = data.draw(st.sampled_from([(64, 8), (2, 3), (1, 100)]))  # how numbers group
+    stretches = functools.partial(search._stretches, apart=apart, most=most)
+    lists = functools.partial(search._lists_holding, many=data.draw(st.sampled_from([8, 0])))
+    with mock.patch.object(search, "_stretches", stretches), \
+            mock.patch.object(search, "_lists_holding", lists):
+        memo = SearchMemo()
+        memo.terms, memo.index = old, _postings(old)
+        touched = _update_postings(memo, new)
     made_again, empty = _postings(new), [[]] * 12
     assert memo.index == made_again
     for term in made_again.keys() | _postings(old).keys():  # told which lists to encode again
@@ -203,18 +211,23 @@ def test_postings_update_equals_postings_made_again(before, data) -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(st.none(), TERM_SETS), min_size=1, max_size=30), st.data())
-def test_renumbered_postings_equal_postings_made_again(before, data) -> None:
-    """As above, for the update list by list, where the number of numbers may change too."""
-    from site_gen.incremental.search import _postings, _renumbered_postings
+def test_postings_update_when_the_number_of_numbers_changes(before, data) -> None:
+    """As above, where the number of numbers changes too (a dump added or deleted)."""
+    from site_gen.incremental.search import _postings, _update_postings
     from site_gen.outputs.search import NO_TERMS
 
     old = [NO_TERMS if t is None else t for t in before]
     kept = data.draw(st.permutations(old))[:data.draw(st.integers(0, len(old) + 5))]
     new = [t if data.draw(st.booleans()) else data.draw(st.one_of(st.just(NO_TERMS), TERM_SETS))
            for t in kept] + data.draw(st.lists(TERM_SETS, max_size=5))
-    memo = SearchMemo()
-    memo.terms, memo.index = old, _postings(old)
-    touched = _renumbered_postings(memo, new)
+    apart, most = data.draw(st.sampled_from([(64, 8), (2, 3), (1, 100)]))  # how numbers group
+    stretches = functools.partial(search._stretches, apart=apart, most=most)
+    lists = functools.partial(search._lists_holding, many=data.draw(st.sampled_from([8, 0])))
+    with mock.patch.object(search, "_stretches", stretches), \
+            mock.patch.object(search, "_lists_holding", lists):
+        memo = SearchMemo()
+        memo.terms, memo.index = old, _postings(old)
+        touched = _update_postings(memo, new)
     made_again, empty = _postings(new), [[]] * 12
     assert memo.index == made_again
     for term in made_again.keys() | _postings(old).keys():

@@ -238,130 +238,95 @@ def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
 
 
 def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]]:
-    """Change ``memo.index`` from the old documents' terms to ``terms`` (as many numbers);
-    the terms whose lists changed, each with the lists (``field * LEVELS + level``).
+    """Change ``memo.index`` from the old documents' terms to ``terms`` (any number of
+    numbers); the terms whose lists changed, each with the lists (``field * LEVELS + level``).
 
-    A document that only moved (the very terms now at another number: an edit before it in
-    its run of numbers) is renumbered where it is in each of its lists, which are sorted once
-    after: an added paper moves a few hundred documents, and taking each out of lists of
-    thousands and putting it back cost more than the rest of the index's rebuild."""
+    A document that only moved (the very terms, now at another number) is not read term by
+    term: every list that held a changed number is mapped through the new numbers over the
+    stretches of numbers that changed, and sorted once. An added paper moves a few hundred
+    documents, a deleted dump thousands; taking each out of its lists and putting it back, or
+    making the postings again, cost several times more. Only documents new at their numbers
+    are read term by term."""
     old_terms = memo.terms
-    changed = list(itertools.compress(range(len(terms)), map(operator.is_not, old_terms, terms)))
+    common = min(len(old_terms), len(terms))
+    differ = list(map(operator.is_not, old_terms[:common], terms[:common]))
+    old_changed = [*itertools.compress(range(common), differ), *range(common, len(old_terms))]
+    new_changed = [*itertools.compress(range(common), differ), *range(common, len(terms))]
     arrived: dict[int, list[int]] = defaultdict(list)
-    for number in changed:
-        arrived[id(terms[number])].append(number)
-    edits: dict[tuple[str, int], _ListEdit] = defaultdict(_ListEdit)
-    for number in changed:
-        waiting = arrived.get(id(old_terms[number]))
-        new_number = waiting.pop() if waiting else None  # the same terms, so any of them
-        for field, present in enumerate(old_terms[number]):
-            for term, strength in present:
-                edits[term, field * LEVELS + strength].lose(number, new_number)
-    for number in itertools.chain.from_iterable(arrived.values()):  # new at their numbers
-        for field, present in enumerate(terms[number]):
-            for term, strength in present:
-                edits[term, field * LEVELS + strength].gained.append(number)
-    index = memo.index
-    touched: dict[str, set[int]] = defaultdict(set)
-    for (term, slot), edit in edits.items():
-        lists = index.get(term)
-        if lists is None:
-            lists = index[term] = no_lists()
-        edit.apply(lists[slot])
-        touched[term].add(slot)
-    for term in touched:
-        if not any(index[term]):
-            del index[term]
-    return touched
-
-
-class _ListEdit:
-    """What one posting list loses and gains in an update (``_update_postings``)."""
-
-    __slots__ = ("gained", "lost", "moved_from", "moved_to")
-
-    def __init__(self) -> None:
-        self.moved_from: list[int] = []
-        self.moved_to: list[int] = []
-        self.lost: list[int] = []
-        self.gained: list[int] = []
-
-    def lose(self, number: int, new_number: int | None) -> None:
-        if new_number is None:
-            self.lost.append(number)
-        else:
-            self.moved_from.append(number)
-            self.moved_to.append(new_number)
-
-    def apply(self, ids: list[int]) -> None:
-        """Change the sorted ``ids`` (each number is in it once) as told, sorted after."""
-        moving = [bisect.bisect_left(ids, n) for n in self.moved_from]
-        losing = sorted([bisect.bisect_left(ids, n) for n in self.lost], reverse=True)
-        for place, number in zip(moving, self.moved_to):
-            ids[place] = number
-        for place in losing:
-            del ids[place]
-        ids += self.gained
-        if self.moved_to or self.gained:
-            ids.sort()
-
-
-def _renumbered_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]]:
-    """``_update_postings`` for an edit that moves many documents, or changes how many
-    numbers there are (deleting a dump moved 8,000 of 14,600): every list is mapped through
-    the documents' new numbers in one pass over all postings (a tenth of a second at 10,000
-    papers, where making them again from the terms took a second); only the documents that
-    are new at their numbers are read term by term."""
-    arrived: dict[int, list[int]] = defaultdict(list)
-    for number in reversed(range(len(terms))):  # so that pop() pairs them in order
+    for number in reversed(new_changed):  # so that pop() pairs them in order
         if terms[number] is not NO_TERMS:
             arrived[id(terms[number])].append(number)
-    renumber = [-1] * len(memo.terms)
-    for number, present in enumerate(memo.terms):
-        waiting = arrived.get(id(present))
-        if waiting:
-            renumber[number] = waiting.pop()
+    renumber = list(range(len(old_terms)))  # -1: the document is gone, or has other terms
+    for number in old_changed:
+        waiting = arrived.get(id(old_terms[number]))
+        renumber[number] = waiting.pop() if waiting else -1
+    stretches = _stretches(old_changed)
     index = memo.index
     touched: dict[str, set[int]] = defaultdict(set)
-    for term, lists in index.items():
-        for slot, ids in enumerate(lists):
-            if ids:
-                mapped = [renumber[n] for n in ids]
-                mapped.sort()
-                if mapped[0] < 0:  # documents gone, or with other terms now
-                    del mapped[:bisect.bisect_right(mapped, -1)]
-                if mapped != ids:
-                    lists[slot] = mapped
-                    touched[term].add(slot)
-    for number in sorted(itertools.chain.from_iterable(arrived.values())):
+    for term, slot in _lists_holding(index, old_terms, old_changed):
+        ids = index[term][slot]
+        places = [(bisect.bisect_left(ids, low), bisect.bisect_right(ids, high))
+                  for low, high in stretches]  # all found before any number changes
+        moved = False
+        for start, end in places:
+            numbers = [renumber[n] for n in ids[start:end]]
+            if numbers != ids[start:end]:
+                ids[start:end] = numbers
+                moved = True
+        if moved:
+            ids.sort()
+            del ids[:bisect.bisect_right(ids, -1)]
+            touched[term].add(slot)
+    for number in sorted(itertools.chain.from_iterable(arrived.values())):  # new here
         for field, found in enumerate(terms[number]):
-            for word, strength in found:
-                kept = index.get(word)
-                if kept is None:
-                    kept = index[word] = no_lists()
-                bisect.insort(kept[field * LEVELS + strength], number)
-                touched[word].add(field * LEVELS + strength)
+            for term, strength in found:
+                lists = index.get(term)
+                if lists is None:
+                    lists = index[term] = no_lists()
+                bisect.insort(lists[field * LEVELS + strength], number)
+                touched[term].add(field * LEVELS + strength)
     for term in touched:
         if not any(index[term]):
             del index[term]
     return touched
+
+
+def _lists_holding(index: dict[str, list[list[int]]], terms: list[Terms], numbers: list[int],
+                   many: int = 8) -> Iterator[tuple[str, int]]:
+    """(term, list) of every list that may hold one of ``numbers`` (numbers of ``terms``):
+    those their documents' terms name, or every list when they are many (gathering the
+    names of thousands of documents' terms cost more than looking at every list): more than
+    one in ``many``."""
+    if len(numbers) * many > len(terms):
+        return ((term, slot) for term, lists in index.items()
+                for slot, ids in enumerate(lists) if ids)
+    return ((term, field * LEVELS + strength) for field in range(4)
+            for term, strength in set().union(*[terms[n][field] for n in numbers]))
+
+
+def _stretches(numbers: list[int], apart: int = 64, most: int = 8) -> list[tuple[int, int]]:
+    """Ascending ``numbers`` as (first, last) stretches, those less than ``apart`` apart
+    joined; one stretch from the first to the last when that would make more than ``most``
+    (many edits spread over the numbers: a pass over the lists beats a search per stretch)."""
+    found: list[tuple[int, int]] = []
+    for number in numbers:
+        if found and number - found[-1][1] < apart:
+            found[-1] = (found[-1][0], number)
+        else:
+            found.append((number, number))
+    return found if len(found) <= most else [(numbers[0], numbers[-1])]
 
 
 def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, str]:
-    """Every term's encoded postings, the kept postings updated: document by document when
-    few numbers hold other terms (a paper's text changed, or a paper added, which moves a
-    few hundred), else list by list (``_renumbered_postings``); only the lists that changed
-    are encoded again, unless the number of numbers did (it is part of the encoding)."""
+    """Every term's encoded postings, the kept postings updated (``_update_postings``);
+    only the lists that changed are encoded again, unless the number of numbers did (it is
+    part of the encoding)."""
     total = len(docs)
     terms = [NO_TERMS if d is None else d.terms for d in docs]
     counted, memo.counted = memo.counted, None  # until the postings below are complete
     if counted is None:
         memo.index = _postings(terms)
-        touched = None
-    elif counted == total and sum(map(operator.is_not, memo.terms, terms)) * 16 <= total:
-        touched = _update_postings(memo, terms)
-    else:
-        touched = _renumbered_postings(memo, terms)
+    touched = None if counted is None else _update_postings(memo, terms)
     if touched is None or counted != total:
         memo.parts = {t: [encode_ids(ids, total) for ids in lists]
                       for t, lists in memo.index.items()}
