@@ -12,7 +12,7 @@ from conftest import abstract, build, listing_dump
 from site_gen.check import check_site
 from site_gen.cli import main
 from site_gen.incremental.builder import Builder
-from site_gen.plan.redirects import LOCK_FILE, read_lock
+from site_gen.plan.redirects import LOCK_FILE, parse_lock
 from site_gen.util.diagnostics import Severity
 
 OLD, NEW = "papers/tail-batching-for-synchronous-rl/", "papers/tail-batching-revisited/"
@@ -39,7 +39,7 @@ def redirect_of(page: Path) -> str:
 
 
 def test_a_curated_title_leaves_a_redirect_at_the_old_url(project: Path) -> None:
-    lock, _ = read_lock(project / "content" / LOCK_FILE, LOCK_FILE)
+    lock, _ = parse_lock(LOCK_FILE, (project / "content" / LOCK_FILE).read_bytes())
     assert lock is not None and OLD in lock and "authors/m-kowalska/" in lock
     (project / "content/curation.yaml").write_text(RENAME, encoding="utf-8")
     assert build(project).ok
@@ -54,7 +54,7 @@ def test_a_curated_title_leaves_a_redirect_at_the_old_url(project: Path) -> None
     assert [p["url"] for p in search["papers"]].count(OLD) == 0
     assert not list((site / OLD).glob("cite.*"))  # only the page is left behind
     assert check_site(site, "https://example.org/pubs/").ok
-    lock, _ = read_lock(project / "content" / LOCK_FILE, LOCK_FILE)
+    lock, _ = parse_lock(LOCK_FILE, (project / "content" / LOCK_FILE).read_bytes())
     assert lock is not None and OLD in lock and NEW in lock and lock[OLD] == lock[NEW]
 
 
@@ -190,7 +190,7 @@ def test_a_builder_that_lives_on_reads_the_lock_again_once_edited(project: Path)
                                      for d in failed.diagnostics)
         path.write_text(recorded.replace(f"{OLD} ", f"# {OLD} "), encoding="utf-8")
         assert builder.build().ok  # not told: its size and time differ
-        lock, _ = read_lock(path, LOCK_FILE)
+        lock, _ = parse_lock(LOCK_FILE, path.read_bytes())
         assert lock is not None and OLD in lock  # recorded again, as it is still published
     finally:
         builder.close()

@@ -385,7 +385,8 @@ class Builder:
         return dumps, tuple(reread)
 
     def _read_lock(self, path: Path, changed: Collection[str]) -> tuple[Lock | None, list[Diagnostic]]:
-        """``read_lock``, parsed again only when the file may have changed."""
+        """The recorded URLs (None when there is no lock file; ``parse_lock``), parsed again
+        only when the file may have changed."""
         entries, _ = self.lock.load([(LOCK_SHOWN, path)], changed)
         return entries[LOCK_SHOWN].value if LOCK_SHOWN in entries else (None, [])
 

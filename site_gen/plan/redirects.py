@@ -33,15 +33,8 @@ Lock = dict[str, str]
 ``name:<folded name>``)."""
 
 
-def read_lock(path: Path, shown: str) -> tuple[Lock | None, list[Diagnostic]]:
-    """The recorded URLs (None when there is no lock file); a malformed line is an error."""
-    if not path.is_file():
-        return None, []
-    return parse_lock(shown, path.read_bytes())
-
-
 def parse_lock(shown: str, data: bytes) -> tuple[Lock, list[Diagnostic]]:
-    """``read_lock`` of a lock file's bytes."""
+    """The URLs a lock file's bytes record; a malformed line is an error."""
     lock: Lock = {}
     problems = []
     for number, line in enumerate(data.decode("utf-8-sig").splitlines(), 1):
