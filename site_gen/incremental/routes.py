@@ -54,16 +54,14 @@ class RouteMemo:
         ranks = Ranks.of(catalog)
         changes = _Changes.of(self, catalog, ranks)
         index = index_routes(catalog, ranks.by_rank, recent, page_size)
-        planned = [_paper_plan(catalog, p, ranks, changes) for p in catalog.papers]
-        papers = [plan for plan, _ in planned]
+        papers = [_paper_plan(catalog, p, ranks, changes) for p in catalog.papers]
         profiled = profiled_places(catalog)
         authors = [_author_plan(catalog, profiled, a, ranks, changes, page_size)
                    for a in catalog.authors]
         others = [changes.same_as_before(r) for r in chain(
             index, subject_routes(catalog, ranks, page_size), map(page_route, pages))]
-        self._remember(catalog, ranks, papers, [span for _, span in planned], authors, others,
-                       page_size)
-        routes = (others[:len(index)] + [plan.route for plan in papers]
+        self._remember(catalog, ranks, papers, authors, others, page_size)
+        routes = (others[:len(index)] + [plan.route for plan, _ in papers]
                   + [route for plan in authors for route in plan.routes] + others[len(index):])
         return tuple(routes), collisions(routes)
 
@@ -84,14 +82,14 @@ class RouteMemo:
         self.page_size = 0
         """The page size the plan split its lists by."""
 
-    def _remember(self, catalog: Catalog, ranks: Ranks, papers: list[_PaperPlan],
-                  spans: list[tuple[int, int]], authors: list[_AuthorPlan], routes: list[Route],
-                  page_size: int) -> None:
-        """Hold this plan instead of the previous one."""
+    def _remember(self, catalog: Catalog, ranks: Ranks,
+                  papers: list[tuple[_PaperPlan, tuple[int, int]]], authors: list[_AuthorPlan],
+                  routes: list[Route], page_size: int) -> None:
+        """Hold this plan instead of the previous one (``papers``: each plan and its span)."""
         self.page_size = page_size
         self.order, self.rank = ranks.order, ranks.rank
-        self.papers = {plan.paper.id: plan for plan in papers}
-        self.spans = {plan.paper.id: span for plan, span in zip(papers, spans, strict=True)}
+        self.papers = {plan.paper.id: plan for plan, _ in papers}
+        self.spans = {plan.paper.id: span for plan, span in papers}
         self.authors = {plan.author.id: plan for plan in authors}
         self.subjects = {s.code: s for s in catalog.subjects}
         self.profiled = tuple(a.id for a in catalog.profiled_authors)

@@ -294,9 +294,9 @@ def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]
 def _lists_holding(index: dict[str, list[list[int]]], terms: list[Terms], numbers: list[int],
                    many: int = 8) -> Iterator[tuple[str, int]]:
     """(term, list) of every list that may hold one of ``numbers`` (numbers of ``terms``):
-    those their documents' terms name, or every list when they are many (gathering the
-    names of thousands of documents' terms cost more than looking at every list): more than
-    one in ``many``."""
+    those their documents' terms name or, when they are more than one in ``many``, every
+    list (gathering the terms of thousands of documents cost more than looking at every
+    list)."""
     if len(numbers) * many > len(terms):
         return ((term, slot) for term, lists in index.items()
                 for slot, ids in enumerate(lists) if ids)
@@ -324,9 +324,11 @@ def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, s
     total = len(docs)
     terms = [NO_TERMS if d is None else d.terms for d in docs]
     counted, memo.counted = memo.counted, None  # until the postings below are complete
+    touched = None
     if counted is None:
         memo.index = _postings(terms)
-    touched = None if counted is None else _update_postings(memo, terms)
+    else:
+        touched = _update_postings(memo, terms)
     if touched is None or counted != total:
         memo.parts = {t: [encode_ids(ids, total) for ids in lists]
                       for t, lists in memo.index.items()}
