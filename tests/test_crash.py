@@ -92,7 +92,7 @@ def test_no_process_of_a_build_outlives_a_sigkill(make_project) -> None:
 
 
 HELPERS_ENDED = """
-import multiprocessing, os, signal, time
+import multiprocessing, os, time
 from site_gen.cli import _stop_on_signals
 from site_gen.util.lifeline import die_with_parent
 _stop_on_signals()  # as a watch session sets them
