@@ -10,10 +10,10 @@
    title fix, a ``content/pages/about.md`` and a theme override ``templates/base.html``
    (the Hugo site gets an ``about.md``).
 2. Full build: ``site-gen build`` in a fresh process into an empty output folder.
-3. Watch mode, per kind of edit: a WatchSession (the loop behind ``site-gen serve`` and
-   ``build --watch``) with a real watchdog observer. Each run makes one edit of the kind
-   (timed) and then undoes it (untimed, waited for), so that every run starts from the same
-   project; it measures from the write (the edited text is made first: an editor has it
+3. Watch mode, the kinds of edit in turn, ``--runs`` rounds: a WatchSession (the loop behind
+   ``site-gen serve`` and ``build --watch``) with a real watchdog observer. Each turn makes
+   one edit of the kind (timed) and then undoes it (untimed, waited for), so that every run
+   starts from the same project; it measures from the write (the edited text is made first: an editor has it
    before it saves) to the moment the rebuilt site is on disk (the swap of the output folder,
    which makes every changed file visible at once), debounce included. The kinds (``KINDS``):
    (a) a word of an abstract; (b) a word before a title (the slug changes); (c) a new record
@@ -519,7 +519,9 @@ class Timed:
 
 
 def time_kinds(project: Path, kinds: list[str], runs: int) -> dict[str, Timed]:
-    """Each kind's edits in one watch session: ``runs`` times edit (timed), then undo."""
+    """Each kind's edit (timed), then its undo, in one watch session, kind after kind,
+    ``runs`` rounds: a user's edits come mixed, and what one kind leaves in memory (or drops)
+    is what the next one finds."""
     session, swapped = watched(project, project / "_watch")
     builder = session.builder
     session.start()
@@ -527,12 +529,11 @@ def time_kinds(project: Path, kinds: list[str], runs: int) -> dict[str, Timed]:
     os.sync()  # the full builds' and this session's gigabytes written back: not the edit's cost
     thread = threading.Thread(target=session.run, daemon=True)
     thread.start()
-    timed: dict[str, Timed] = {}
+    timed = {letter: Timed([], []) for letter in kinds}
     try:
-        for letter in kinds:
-            kind = KINDS[letter]
-            done = timed[letter] = Timed([], [])
-            for _ in range(runs):
+        for _ in range(runs):
+            for letter in kinds:
+                kind, done = KINDS[letter], timed[letter]
                 time.sleep(0.5)  # let the tree settle: nothing pending before the edit
                 path, started = kind.edit(project)
                 number = wait_for_rebuild(session, path, len(session.history))

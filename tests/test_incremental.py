@@ -296,21 +296,41 @@ def test_a_page_that_iterated_a_collection_is_stale_on_any_change() -> None:
     assert frozen_lookups(set(listed)) == listed  # marking twice changes nothing
 
 
-def test_a_build_that_renders_nothing_keeps_the_list_items_for_the_next() -> None:
+def test_list_items_outlive_small_edits_and_the_memo_stays_within_twice_a_site() -> None:
+    """A site of 100 items, then edits that each render one item: the others are still found
+    many builds later (dropped at every build, they were gone after two edits). Items no
+    build uses are dropped once as many others were used or made, so the memo stays small."""
     from markupsafe import Markup
 
     from site_gen.incremental.fragments import FragmentMemo
 
+    def item(n: int) -> tuple[object, ...]:
+        return ("item", 1, (("n", n),))
+
+    def use(memo: FragmentMemo, n: int) -> None:
+        if memo.get(item(n)) is None:
+            memo.current[item(n)] = (Markup(f"<li>{n}</li>"), frozenset())
+
     memo = FragmentMemo()
-    memo.rotate()  # build A renders an item
-    memo.current[("item", 1, ())] = (Markup("<li>a</li>"), frozenset())
-    memo.rotate()  # build B renders nothing
-    memo.rotate()  # build C still finds A's item
-    assert memo.get(("item", 1, ())) is not None
-    memo.rotate()  # build D renders another item only
-    memo.current[("item", 2, ())] = (Markup("<li>b</li>"), frozenset())
-    memo.rotate()  # build E: what D did not use is gone
-    assert memo.get(("item", 1, ())) is None and memo.get(("item", 2, ())) is not None
+    memo.rotate()  # the full build renders the site
+    for n in range(100):
+        use(memo, n)
+    for n in range(20):  # twenty edits, one item each
+        memo.rotate()
+        use(memo, n % 3)
+    memo.rotate()
+    assert all(memo.get(item(n)) is not None for n in range(100))
+    memo.rotate()
+    memo.rotate()  # a build that renders nothing drops nothing
+    assert memo.get(item(99)) is not None
+    sizes = []
+    for n in range(1000, 1500):  # edits that each make new items, never the old ones
+        memo.rotate()
+        use(memo, n)
+        use(memo, 0)
+        sizes.append(len(memo.current) + len(memo.previous))
+    assert memo.get(item(50)) is None and memo.get(item(0)) is not None
+    assert max(sizes) <= 2 * 101 + 2
 
 
 def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> None:

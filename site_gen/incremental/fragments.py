@@ -9,8 +9,8 @@ from site_gen.render.engine import Fragment, Fragments, stale_marks
 class FragmentMemo(Fragments):
     """Rendered fragments, with the lookups each made, kept between builds.
 
-    Between builds, the Builder drops entries whose lookups changed (``drop_stale``) and the
-    entries the previous build did not use (``rotate``), so the memo stays the size of a site.
+    Between builds, the Builder drops entries whose lookups changed (``drop_stale``) and,
+    from time to time, the entries no build used for a while (``rotate``).
     """
 
     def __init__(self, whole_lists_over: int = 100) -> None:
@@ -24,12 +24,15 @@ class FragmentMemo(Fragments):
         return hit
 
     def rotate(self) -> None:
-        """Start a build: what the last build did not use will be dropped after this one.
+        """Start a build, and forget the entries no build used since the last time they were
+        forgotten, once the ones used since then are as many.
 
-        A build that rendered nothing used nothing, and drops nothing: the edit after a
-        build that changed no page finds the list items as the build before left them.
+        An edit renders few pages, so the list items of the others (the papers index's
+        10,000) stay until about a site's worth of other items has been used or made; dropped
+        at each build, they were gone after two small edits and the third one that touched a
+        long list rendered it all again. The memo stays within about twice a site's items.
         """
-        if self.current:
+        if len(self.current) >= len(self.previous):
             self.previous, self.current = self.current, {}
 
     def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
