@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import cast
 
@@ -122,6 +122,8 @@ class _Changes:
     """Their ranks now, sorted."""
     profiled_kept: bool
     """The unchanged profiled authors are in their old order."""
+    renewed: dict[tuple[str, ...], tuple[Subject, ...]] = field(default_factory=dict)
+    """This catalog's subjects by their codes, as paper plans renew them."""
 
     @classmethod
     def of(cls, memo: RouteMemo, catalog: Catalog, ranks: Ranks) -> _Changes:
@@ -177,10 +179,10 @@ class _Changes:
 
     def keeps_route(self, paper: Paper, old: _PaperPlan, related: tuple[str, ...],
                     nearby: tuple[str, ...]) -> bool:
-        """Does ``old``'s route show exactly these objects?"""
+        """Does ``old``'s route show exactly these objects, but perhaps the paper's subjects
+        (``_paper_subjects_renewed``)?"""
         return (old.paper is paper and related == old.related and nearby == old.nearby
                 and self.authors.isdisjoint(paper.all_author_ids)
-                and self.subjects.isdisjoint(paper.subjects)
                 and self.papers.isdisjoint(related) and self.papers.isdisjoint(nearby))
 
     def keeps_author(self, author: Author, old: _AuthorPlan) -> bool:
@@ -251,9 +253,26 @@ def _paper_plan(catalog: Catalog, paper: Paper, ranks: Ranks, changes: _Changes
         kept = related_by_subject(ranks, paper)
     nearby, span = kept
     if old is not None and changes.keeps_route(paper, old, related, nearby):
-        return old, span
+        if changes.subjects.isdisjoint(paper.subjects):
+            return old, span
+        return _paper_subjects_renewed(catalog, old, changes.renewed), span
     return _PaperPlan(paper, paper_route(catalog, ranks, paper, related, nearby), related,
                       nearby), span
+
+
+def _paper_subjects_renewed(catalog: Catalog, plan: _PaperPlan,
+                            renewed: dict[tuple[str, ...], tuple[Subject, ...]]) -> _PaperPlan:
+    """The plan with this catalog's objects for the paper's subjects, which are all that
+    differs when only those changed (a paper joined or left one): a title edit changed the
+    Subject of 5,648 of 10,000 papers. ``renewed``: the objects of each set of codes so far."""
+    codes = plan.paper.subjects
+    subjects = renewed.get(codes)
+    if subjects is None:
+        subjects = renewed[codes] = tuple(map(catalog.subject, codes))
+    route = plan.route
+    context = {**route.context, "subjects": subjects}
+    return _PaperPlan(plan.paper, Route(route.url, route.output, route.template, context,
+                                        route.source), plan.related, plan.nearby)
 
 
 @dataclass(frozen=True, slots=True)
