@@ -471,3 +471,26 @@ def test_an_abstract_edit_writes_one_fragment_file_of_many(make_project, monkeyp
     assert 1 <= len(shards) <= 2  # "quantiz" in, "schedul" out
     assert build(project, tmp_path / "clean").ok
     assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
+
+
+def test_a_theme_that_shows_record_counts_in_a_list_shows_the_new_count(make_project,
+                                                                         tmp_path: Path) -> None:
+    """A dump gains a record of a paper it already lists: its owner's papers stay the same,
+    its record count does not. A list page reused whole (its route equal to the last one)
+    would hold the owner as it was, and an override that shows the count showed the old
+    one (model.py: equality leaves an author's profiles out)."""
+    project = make_project({
+        "content/dumps/a.txt": listing_dump("Ann Lee", ANN),
+        "templates/authors.html": '{% extends "!theme/authors.html" %}{% block title %}'
+                                  '{% for a in profiled %}{{ a.name }} '
+                                  '{{ a.profiles|map(attribute="records")|sum }} {% endfor %}'
+                                  '{% endblock %}',
+    })
+    builder = Builder(project, keep_spare=True)
+    assert builder.build().ok
+    again = listing_dump("Ann Lee", ANN + ANN[:1])
+    result = rebuild(builder, lambda: write(project, "content/dumps/a.txt", again))
+    assert result.ok and "authors/index.html" in result.written.changed
+    assert f"Ann Lee {len(ANN) + 1} " in (project / "_site/authors/index.html").read_text()
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")

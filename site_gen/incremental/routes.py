@@ -111,6 +111,9 @@ class _Changes:
     ranks: Ranks
     papers: set[str]
     authors: set[str]
+    renamed: set[str]
+    """Of ``authors``, those new, gone, or changed in what a route's lists are sorted and
+    chosen by (``_renamed``); the others changed in their papers or profiles only."""
     subjects: set[str]
     order_kept: bool
     """The papers that did not move are in their old order (else no ranked list is reused)."""
@@ -128,7 +131,7 @@ class _Changes:
     @classmethod
     def of(cls, memo: RouteMemo, catalog: Catalog, ranks: Ranks) -> _Changes:
         if not memo.order:  # nothing to reuse (nor to compare with)
-            return cls(memo, ranks, set(), set(), set(), False, set(), [], [], False)
+            return cls(memo, ranks, set(), set(), set(), set(), False, set(), [], [], False)
         papers = {p.id for p in catalog.papers
                   if (plan := memo.papers.get(p.id)) is None or plan.paper is not p}
         papers.update(memo.papers.keys() - ranks.rank.keys())
@@ -145,7 +148,8 @@ class _Changes:
         shifted = moved | _resubjected(memo, catalog, ranks, papers)
         profiled_kept = ([a for a in memo.profiled if a not in authors]
                          == [a.id for a in catalog.profiled_authors if a.id not in authors])
-        return cls(memo, ranks, papers, authors, subjects, order_kept, tainted,
+        renamed = {i for i in authors if _renamed(memo, catalog, ranks, i)}
+        return cls(memo, ranks, papers, authors, renamed, subjects, order_kept, tainted,
                    sorted(memo.rank[i] for i in shifted if i in memo.rank),
                    sorted(ranks.rank[i] for i in shifted if i in ranks.rank), profiled_kept)
 
@@ -179,19 +183,25 @@ class _Changes:
 
     def keeps_route(self, paper: Paper, old: _PaperPlan, related: tuple[str, ...],
                     nearby: tuple[str, ...]) -> bool:
-        """Does ``old``'s route show exactly these objects, but perhaps the paper's subjects
-        (``_paper_subjects_renewed``)?"""
+        """Does ``old``'s route show exactly these objects, but perhaps the paper's authors
+        and subjects, which changed elsewhere (``_paper_renewed``)?"""
         return (old.paper is paper and related == old.related and nearby == old.nearby
-                and self.authors.isdisjoint(paper.all_author_ids)
+                and self.renamed.isdisjoint(paper.all_author_ids)
                 and self.papers.isdisjoint(related) and self.papers.isdisjoint(nearby))
+
+    def renews(self, paper: Paper) -> bool:
+        """Does a kept route of this paper hold authors or subjects that changed elsewhere?"""
+        return not (self.subjects.isdisjoint(paper.subjects)
+                    and self.authors.isdisjoint(paper.all_author_ids))
 
     def keeps_author(self, author: Author, old: _AuthorPlan) -> bool:
         """Does ``old``'s route show the very objects this author's would, but perhaps its
-        subjects (``_subjects_renewed``)? (The author, its papers and co-authors; the papers
+        subjects and co-authors, which changed elsewhere (``_renewed``)? (The author, its
+        papers and co-authors' names and profiles; the papers
         in rank order, and the profiled among the co-authors in their order, which hold as
         long as the others kept theirs.)"""
         return (old.author is author and self.papers.isdisjoint(author.paper_ids)
-                and self.authors.isdisjoint(old.coauthors))
+                and self.renamed.isdisjoint(old.coauthors))
 
     def same_as_before(self, route: Route) -> Route:
         """Last plan's route for this URL when it is equal, so the renderer sees it is."""
@@ -205,6 +215,17 @@ def _moved(memo: RouteMemo, catalog: Catalog, ranks: Ranks, changed: set[str]) -
         return set()
     return {i for i in changed if i not in memo.papers or i not in ranks.rank
             or newest_first(memo.papers[i].paper) != newest_first(catalog.paper(i))}
+
+
+def _renamed(memo: RouteMemo, catalog: Catalog, ranks: Ranks, author_id: str) -> bool:
+    """Is a changed author new, gone, or changed in what routes show beyond their papers and
+    profiles' counts: their name and the rest that equality compares, or whether they are
+    profiled (which puts them among an author's profiled co-authors)?"""
+    before = memo.authors.get(author_id)
+    if before is None or author_id not in ranks.authors:
+        return True
+    now = catalog.author(author_id)
+    return before.author != now or bool(before.author.own_profiles) != bool(now.own_profiles)
 
 
 def _resubjected(memo: RouteMemo, catalog: Catalog, ranks: Ranks, changed: set[str]
@@ -253,26 +274,29 @@ def _paper_plan(catalog: Catalog, paper: Paper, ranks: Ranks, changes: _Changes
         kept = related_by_subject(ranks, paper)
     nearby, span = kept
     if old is not None and changes.keeps_route(paper, old, related, nearby):
-        if changes.subjects.isdisjoint(paper.subjects):
+        if not changes.renews(paper):
             return old, span
-        return _paper_subjects_renewed(catalog, old, changes.renewed), span
+        return _paper_renewed(catalog, old, changes.renewed), span
     return _PaperPlan(paper, paper_route(catalog, ranks, paper, related, nearby), related,
                       nearby), span
 
 
-def _paper_subjects_renewed(catalog: Catalog, plan: _PaperPlan,
-                            renewed: dict[tuple[str, ...], tuple[Subject, ...]]) -> _PaperPlan:
-    """The plan with this catalog's objects for the paper's subjects, which are all that
-    differs when only those changed (a paper joined or left one): a title edit changed the
-    Subject of 5,648 of 10,000 papers. ``renewed``: the objects of each set of codes so far."""
-    codes = plan.paper.subjects
-    subjects = renewed.get(codes)
+def _paper_renewed(catalog: Catalog, plan: _PaperPlan,
+                   renewed: dict[tuple[str, ...], tuple[Subject, ...]]) -> _PaperPlan:
+    """The plan with this catalog's objects for the paper's authors and subjects, which are
+    all that differs when they changed only in their lists of papers (another paper joined or
+    left them): a title edit changed the Subject of 5,648 of 10,000 papers. ``renewed``: the
+    subjects of each set of codes so far."""
+    paper = plan.paper
+    subjects = renewed.get(paper.subjects)
     if subjects is None:
-        subjects = renewed[codes] = tuple(map(catalog.subject, codes))
+        subjects = renewed[paper.subjects] = tuple(map(catalog.subject, paper.subjects))
     route = plan.route
-    context = {**route.context, "subjects": subjects}
-    return _PaperPlan(plan.paper, Route(route.url, route.output, route.template, context,
-                                        route.source), plan.related, plan.nearby)
+    context = {**route.context, "authors": tuple(map(catalog.author, paper.author_ids)),
+               "extra_authors": tuple(map(catalog.author, paper.extra_author_ids)),
+               "subjects": subjects}
+    return _PaperPlan(paper, Route(route.url, route.output, route.template, context,
+                                   route.source), plan.related, plan.nearby)
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,8 +316,9 @@ def _author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
     old = changes.memo.authors.get(author.id)
     if old is None or not changes.keeps_author(author, old):
         return _new_author_plan(catalog, profiled, author, ranks, size)
-    if not changes.subjects.isdisjoint(old.subjects):
-        old = _subjects_renewed(catalog, old)
+    if not (changes.subjects.isdisjoint(old.subjects)
+            and changes.authors.isdisjoint(old.coauthors)):
+        old = _renewed(catalog, old)
     if changes.order_kept and changes.profiled_kept:
         return old
     plan = _new_author_plan(catalog, profiled, author, ranks, size)  # its lists may be reordered
@@ -302,45 +327,56 @@ def _author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
     return plan
 
 
-def _subjects_renewed(catalog: Catalog, plan: _AuthorPlan) -> _AuthorPlan:
-    """The plan with this catalog's objects for the subjects its first page counts, which
-    are all that differs when only those subjects changed (another author's paper joined or
-    left one): the counts are of the author's own papers, the same as before. A paper added
-    to a subject changed the Subject of some 500 of 1,641 authors at 10,000 papers, and
-    planning them again was a third of the routes' time."""
-    return replace(plan, routes=tuple(_route_subjects_renewed(catalog, r) for r in plan.routes))
+def _renewed(catalog: Catalog, plan: _AuthorPlan) -> _AuthorPlan:
+    """The plan with this catalog's objects for the subjects and co-authors its first page
+    counts, which are all that differs when those changed only in their lists of papers or
+    profiles' counts (another author's paper joined or left them): the counts are of the
+    author's own papers, the same as before. A paper added to a subject changed the Subject
+    of some 500 of 1,641 authors at 10,000 papers, and planning them again was a third of the
+    routes' time."""
+    return replace(plan, routes=tuple(_route_renewed(catalog, r) for r in plan.routes))
 
 
-def _route_subjects_renewed(catalog: Catalog, route: Route) -> Route:
-    counts = cast("tuple[tuple[Subject, int], ...]", route.context.get("subject_counts", ()))
-    if not counts:  # an author's later pages count none
+def _route_renewed(catalog: Catalog, route: Route) -> Route:
+    context = route.context
+    counts = cast("tuple[tuple[Subject, int], ...]", context.get("subject_counts", ()))
+    coauthors = cast("tuple[tuple[Author, int], ...]", context.get("coauthors", ()))
+    if not counts and not coauthors:  # an author's later pages count none
         return route
-    renewed = tuple((catalog.subject(subject.code), n) for subject, n in counts)
-    return replace(route, context={**route.context, "subject_counts": renewed})
+    profiled = cast("tuple[Author, ...]", context.get("profiled_with", ()))
+    return replace(route, context={
+        **context,
+        "subject_counts": tuple((catalog.subject(subject.code), n) for subject, n in counts),
+        "coauthors": tuple((catalog.author(author.id), n) for author, n in coauthors),
+        "profiled_with": tuple(catalog.author(author.id) for author in profiled)})
 
 
 def _same_route(old: Route, new: Route) -> bool:
-    """Equal routes whose authors and subjects list the same papers: their equality leaves
-    the lists out (model.py), and a page may show them."""
-    return old == new and _paper_lists(old.context) == _paper_lists(new.context)
+    """Equal routes whose authors and subjects list the same papers and profiles: their
+    equality leaves those out (model.py), and a page may show them."""
+    return old == new and _unequalled(old.context) == _unequalled(new.context)
 
 
-def _paper_lists(value: object) -> list[tuple[str, ...]]:
-    """The paper list of every author and subject in a route's context, in a fixed order."""
-    found, stack = [], [value]
+def _unequalled(value: object) -> list[object]:
+    """What equality leaves out of every author and subject in a route's context (their
+    papers; an author's profiles, with their record counts), in a fixed order."""
+    found: list[object] = []
+    stack = [value]
     while stack:
         item = stack.pop()
-        if type(item) is Paper:  # most of them: the papers index lists thousands
+        kind = type(item)
+        if kind is Paper:  # most of them: the papers index lists thousands
             continue
-        if isinstance(item, (Author, Subject)):
-            found.append(item.members)
+        if kind is Author:
+            author = cast("Author", item)
+            found.append((author.members, author.own_profiles))
+        elif kind is Subject:
+            found.append(cast("Subject", item).members)
         elif isinstance(item, (tuple, list)):
             stack.extend(item)
         elif isinstance(item, dict):
             stack.extend(item.values())
     return found
-
-
 
 
 def _new_author_plan(catalog: Catalog, profiled: Mapping[str, int], author: Author,
