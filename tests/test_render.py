@@ -146,3 +146,20 @@ def test_the_bytes_are_the_builds_in_one_process_or_in_workers(demo_project: Pat
     assert len(made[0]) == len(plan.routes) > 50
     assert made[0] == made[1]
     assert made[0] == {name: (demo_site / name).read_bytes() for name in made[0]}
+
+
+def test_lookups_are_kept_once_however_many_pages_made_them() -> None:
+    """What pages and list items read is kept for rebuilds and the build cache: equal lookups,
+    and equal sets of them, are one object (TrackedCatalog.frozen), wildcard marks included."""
+    from site_gen.render.engine import WILDCARD, TrackedCatalog
+
+    def lookup(kind: str, key: str) -> tuple[str, str]:
+        return (kind, key)  # a new tuple each call, as a page's reads make them
+
+    tracked = TrackedCatalog(Catalog(papers=(), authors=(), subjects=()))
+    first = tracked.frozen({lookup("paper", "a"), lookup("author", "b")})
+    second = tracked.frozen({lookup("paper", "a"), lookup("author", "b")})
+    third = tracked.frozen({lookup("paper", "a"), lookup("*", "papers")})
+    assert first is second and first == {("paper", "a"), ("author", "b")}
+    assert third == {("paper", "a"), ("*", "papers"), WILDCARD}
+    assert {t for t in first if t[0] == "paper"}.pop() is {t for t in third if t[0] == "paper"}.pop()

@@ -23,6 +23,7 @@ import multiprocessing.connection
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import chain, islice
 from multiprocessing.connection import Connection
@@ -232,10 +233,12 @@ class PageRendering:
             batches = chain([here], (batch if batch is not None else _render_batch(self.job, indices)
                                      for indices, batch in self._workers.answers()))
         pages: dict[str, Rendered] = {}
-        for batch in batches:
-            for receipt, lookups in batch:
+        tracked: TrackedCatalog = self.job.env.globals["catalog"]  # type: ignore[assignment]
+        for batch in batches:  # a worker's lookups are one object per batch it sent: the same
+            for receipt, lookups in batch:  # ones here (TrackedCatalog.frozen)
                 self.job.writer.record(receipt)
-                pages[receipt.name] = Rendered(receipt.digest, lookups)
+                pages[receipt.name] = Rendered(receipt.digest, tracked.frozen(lookups)
+                                               if lookups else lookups)
         return pages
 
 
@@ -397,14 +400,14 @@ def _render_one(job: _Job, route: Route) -> tuple[Receipt, frozenset[tuple[str, 
     except Exception as exc:  # noqa: BLE001 - any failure in a template is the template's
         raise TemplateFault.of(exc, route.template, route.url or "the home page") from None
     receipt = job.writer.write(route.output, data)
-    return receipt, frozen_lookups(tracked.lookups) if job.remember else _NOTHING
+    return receipt, tracked.frozen(tracked.lookups) if job.remember else _NOTHING
 
 
 WILDCARD = ("*", "")
 """Among a page's lookups when any is ``("*", ...)``: then every change makes it stale."""
 
 
-def frozen_lookups(lookups: set[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+def frozen_lookups(lookups: AbstractSet[tuple[str, str]]) -> frozenset[tuple[str, str]]:
     """What a page or fragment read, marked with ``WILDCARD`` where it holds a ``("*", ...)``,
     so that a rebuild finds out in one set lookup (``incremental.cache.RenderMemory.stale``) rather than a scan."""
     frozen = frozenset(lookups)
@@ -663,7 +666,7 @@ def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
         if hit is None:
             with tracked.recording() as lookups:
                 html = Markup(_joined(render, depth, name, var, items, shared))
-            memo.current[key] = (html, frozen_lookups(lookups))
+            memo.current[key] = (html, tracked.frozen(lookups))
             return html
         tracked.lookups |= hit[1]
         return hit[0]
@@ -700,7 +703,7 @@ def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: Frag
             with tracked.recording() as lookups:
                 html = Markup(env.get_template(name).render(dict(values), page_url=page_url,
                                                             absolute_links=absolute))
-            hit = memo.current[key] = (html, frozen_lookups(lookups) if remember else _NOTHING)
+            hit = memo.current[key] = (html, tracked.frozen(lookups) if remember else _NOTHING)
         tracked.lookups |= hit[1]
         return hit[0]
 
@@ -811,6 +814,22 @@ class TrackedCatalog:
     def __init__(self, catalog: Catalog) -> None:
         self._catalog = catalog
         self.lookups: set[tuple[str, str]] = set()
+        self._interned: dict[object, Any] = {}
+        """Each lookup, and each set of them, made so far (``frozen``)."""
+
+    def frozen(self, lookups: AbstractSet[tuple[str, str]]) -> frozenset[tuple[str, str]]:
+        """``frozen_lookups``, with each lookup and each set of them one object however many
+        pages and list items made it. What pages read is kept for rebuilds and in the build
+        cache: at 10,000 papers 495,000 lookups, of which 35,000 differ, and 42,000 list
+        items' sets, of which 14,000 do (one tuple, one set and one pickle each, at 100,000
+        papers in every process that renders)."""
+        frozen = frozen_lookups(lookups)
+        interned = self._interned
+        hit: frozenset[tuple[str, str]] | None = interned.get(frozen)
+        if hit is None:
+            hit = frozenset([interned.setdefault(lookup, lookup) for lookup in frozen])
+            interned[hit] = hit
+        return hit
 
     @contextlib.contextmanager
     def recording(self) -> Iterator[set[tuple[str, str]]]:
