@@ -13,7 +13,8 @@
 3. Watch mode, the kinds of edit in turn, ``--runs`` rounds: a WatchSession (the loop behind
    ``site-gen serve`` and ``build --watch``) with a real watchdog observer. Each turn makes
    one edit of the kind (timed) and then undoes it (untimed, waited for), so that every run
-   starts from the same project; it measures from the write (the edited text is made first: an editor has it
+   starts from the same project, once the session has brought its spare output folder up to
+   date (``caught_up``); it measures from the write (the edited text is made first: an editor has it
    before it saves) to the moment the rebuilt site is on disk (the swap of the output folder,
    which makes every changed file visible at once), debounce included. The kinds (``KINDS``):
    (a) a word of an abstract; (b) a word before a title (the slug changes); (c) a new record
@@ -535,6 +536,7 @@ def time_kinds(project: Path, kinds: list[str], runs: int) -> dict[str, Timed]:
             for letter in kinds:
                 kind, done = KINDS[letter], timed[letter]
                 time.sleep(0.5)  # let the tree settle: nothing pending before the edit
+                caught_up(builder)
                 path, started = kind.edit(project)
                 number = wait_for_rebuild(session, path, len(session.history))
                 done.latency.append(swapped[number] - started)
@@ -550,6 +552,16 @@ def time_kinds(project: Path, kinds: list[str], runs: int) -> dict[str, Timed]:
         prepare(project)
         discard(builder.output)
     return timed
+
+
+def caught_up(builder: Builder, seconds: float = 30) -> None:
+    """Wait until the session has brought its spare output folder up to date after the last
+    rebuild (``OutputTree.fill_spare``), as it does while someone looks at the result: an
+    undone template edit leaves it behind on every page, and an edit half a second later
+    would stage them all (``first edit`` below times the other case, a new session)."""
+    deadline = time.perf_counter() + seconds
+    while builder.tree.behind and time.perf_counter() < deadline:
+        time.sleep(0.05)
 
 
 FIRST_EDIT_IDLE = 10.0

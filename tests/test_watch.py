@@ -322,6 +322,34 @@ def test_while_no_edit_comes_the_spare_is_filled(session: WatchSession) -> None:
     assert not (output / "papers/paper-number-1-on-scheduling").exists()
 
 
+def test_the_spare_is_filled_as_soon_as_a_rebuild_is_done(make_project,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Filling does not wait for the queue's idle timeout first: after a template edit the
+    spare lacks every page, and an edit a second later staged them all."""
+    session = WatchSession(Builder(small_site(make_project), keep_spare=True),
+                           say=lambda line: None, warn=lambda line: None)
+    assert session.start().result.ok
+    calls: list[object] = []
+    batches = [{"content/dumps/a.txt": K.DUMP}]
+
+    def get(timeout: float | None = None) -> dict[str, ChangeKind] | None:
+        calls.append(("get", timeout))
+        if len(calls) > 3:
+            session.stop()
+        return batches.pop() if batches else None
+
+    def fill_spare(go_on: object) -> bool:
+        calls.append("fill")
+        return True
+
+    monkeypatch.setattr(session.queue, "get", get)
+    monkeypatch.setattr(session.builder, "fill_spare", fill_spare)
+    session.run()
+    session.close()
+    assert calls[:3] == [("get", 0.0), ("get", 0.0), "fill"]  # the rebuild, then no wait
+    assert calls[3] == ("get", 0.5)  # filled: now the queue may wait
+
+
 def test_a_burst_of_200_events_gives_at_most_two_rebuilds(session: WatchSession) -> None:
     dumps = session.builder.project / "content/dumps"
     for i in range(100):  # like a git checkout: 200 events within a fraction of a second
