@@ -296,13 +296,14 @@ def test_a_page_that_iterated_a_collection_is_stale_on_any_change() -> None:
     assert frozen_lookups(set(listed)) == listed  # marking twice changes nothing
 
 
-def test_list_items_outlive_small_edits_and_the_memo_stays_within_twice_a_site() -> None:
-    """A site of 100 items, then edits that each render one item: the others are still found
-    many builds later (dropped at every build, they were gone after two edits). Items no
-    build uses are dropped once as many others were used or made, so the memo stays small."""
+def test_list_items_outlive_other_edits_and_the_least_recently_used_go_first() -> None:
+    """A site of 10 pages and 40 items, then many edits that each use a few items and make
+    new ones (a paper's item as it was before the edit stays, for an undo): the site's items
+    are all still there while the memo holds fewer than ``ITEMS_PER_PAGE`` a page; past that,
+    the items used least recently go first, and the memo stays at its bound."""
     from markupsafe import Markup
 
-    from site_gen.incremental.fragments import FragmentMemo
+    from site_gen.incremental.fragments import ITEMS_PER_PAGE, FragmentMemo
 
     def item(n: int) -> tuple[object, ...]:
         return ("item", 1, (("n", n),))
@@ -311,26 +312,24 @@ def test_list_items_outlive_small_edits_and_the_memo_stays_within_twice_a_site()
         if memo.get(item(n)) is None:
             memo.current[item(n)] = (Markup(f"<li>{n}</li>"), frozenset())
 
+    pages, bound = 10, ITEMS_PER_PAGE * 10
     memo = FragmentMemo()
-    memo.rotate()  # the full build renders the site
-    for n in range(100):
+    memo.trim(pages)  # the full build renders the site
+    for n in range(40):
         use(memo, n)
-    for n in range(20):  # twenty edits, one item each
-        memo.rotate()
-        use(memo, n % 3)
-    memo.rotate()
-    assert all(memo.get(item(n)) is not None for n in range(100))
-    memo.rotate()
-    memo.rotate()  # a build that renders nothing drops nothing
-    assert memo.get(item(99)) is not None
-    sizes = []
-    for n in range(1000, 1500):  # edits that each make new items, never the old ones
-        memo.rotate()
-        use(memo, n)
+    for n in range(1000, 1000 + bound - 40):  # edits: item 0 used again, a new one made
+        memo.trim(pages)
         use(memo, 0)
-        sizes.append(len(memo.current) + len(memo.previous))
-    assert memo.get(item(50)) is None and memo.get(item(0)) is not None
-    assert max(sizes) <= 2 * 101 + 2
+        use(memo, n)
+    memo.trim(pages)
+    assert len(memo.current) == bound and all(memo.get(item(n)) for n in range(40))
+    for n in range(2000, 2010):  # ten more new items: the ten used least recently go
+        memo.trim(pages)
+        use(memo, n)
+    memo.trim(pages)
+    assert len(memo.current) == bound
+    assert memo.get(item(1000)) is None and memo.get(item(1009)) is None
+    assert memo.get(item(1010)) is not None and all(memo.get(item(n)) for n in range(40))
 
 
 def test_a_list_of_papers_read_on_a_page_is_noted_and_its_changes_reported() -> None:

@@ -550,7 +550,7 @@ class Builder:
 
         List-item fragments kept from earlier builds are dropped on the same grounds.
         """
-        self.fragments.rotate()
+        self.fragments.trim(len(routes))
         if fresh or changes is None:
             self.fragments = FragmentMemo(self.fragments.whole_lists_over)
             return routes

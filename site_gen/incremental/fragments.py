@@ -3,46 +3,49 @@ rendered them (``render.engine.Fragments`` holds one build's)."""
 
 from __future__ import annotations
 
+from itertools import islice
+
 from site_gen.render.engine import Fragment, Fragments, stale_marks
+
+ITEMS_PER_PAGE = 8
+"""How many list items a FragmentMemo keeps per page of the site (``trim``): a site built
+with the default theme has 3.5 (10,000 papers: 42,000 items for 12,000 pages); the rest is
+room for the items of papers as they were before edits, which an undo finds again."""
 
 
 class FragmentMemo(Fragments):
-    """Rendered fragments, with the lookups each made, kept between builds.
+    """Rendered fragments, with the lookups each made, kept between builds in the order they
+    were last used.
 
-    Between builds, the Builder drops entries whose lookups changed (``drop_stale``) and,
-    from time to time, the entries no build used for a while (``rotate``).
+    Between builds, the Builder drops entries whose lookups changed (``drop_stale``) and, past
+    ``ITEMS_PER_PAGE`` a page of the site, those used least recently (``trim``). So a run of
+    edits keeps the items of the lists it did not touch, however long: with a memo that kept
+    only what the last builds used, a paper added after other kinds of edit rendered the
+    papers index's 10,000 items again.
     """
 
-    def __init__(self, whole_lists_over: int = 100) -> None:
-        super().__init__(whole_lists_over)
-        self.previous: dict[tuple[object, ...], Fragment] = {}
-
     def get(self, key: tuple[object, ...]) -> Fragment | None:
-        hit = self.current.get(key)
-        if hit is None and (hit := self.previous.pop(key, None)) is not None:
-            self.current[key] = hit
+        hit = self.current.pop(key, None)
+        if hit is not None:
+            self.current[key] = hit  # now the most recently used
         return hit
 
-    def rotate(self) -> None:
-        """Start a build, and forget the entries no build used since the last time they were
-        forgotten, once the ones used since then are as many.
-
-        An edit renders few pages, so the list items of the others (the papers index's
-        10,000) stay until about a site's worth of other items has been used or made; dropped
-        at each build, they were gone after two small edits and the third one that touched a
-        long list rendered it all again. The memo stays within about twice a site's items.
-        """
-        if len(self.current) >= len(self.previous):
-            self.previous, self.current = self.current, {}
+    def trim(self, pages: int) -> None:
+        """Start a build of a site of ``pages`` pages: drop the entries used least recently
+        beyond ``ITEMS_PER_PAGE`` a page."""
+        excess = len(self.current) - ITEMS_PER_PAGE * pages
+        if excess > 0:
+            for key in list(islice(self.current, excess)):
+                del self.current[key]
 
     def drop_stale(self, changes: frozenset[tuple[str, str]]) -> None:
         """Forget the fragments that read an answer among ``changes`` (``incremental.cache.RenderMemory.stale``)."""
         marks = stale_marks(changes)
         if not marks:
             return
-        for table in (self.current, self.previous):
-            for key in [k for k, (_, lookups) in table.items() if not marks.isdisjoint(lookups)]:
-                del table[key]
+        table = self.current
+        for key in [k for k, (_, lookups) in table.items() if not marks.isdisjoint(lookups)]:
+            del table[key]
 
 
-__all__ = ["FragmentMemo"]
+__all__ = ["ITEMS_PER_PAGE", "FragmentMemo"]
