@@ -400,20 +400,26 @@ def test_a_navigation_page_edit_renders_that_page_and_those_that_show_its_text(
     assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
 
 
+def watched_with_templates(make_project, templates: dict[str, str]) -> tuple[Path, Builder]:
+    """Ann Lee's dump with these template overrides, built by a Builder that rebuilds."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN),
+                            **{f"templates/{name}": text for name, text in templates.items()}})
+    builder = Builder(project, keep_spare=True)
+    assert builder.build().ok
+    return project, builder
+
+
 def test_a_theme_that_lists_abstracts_renders_its_lists_again(make_project, tmp_path: Path) -> None:
     """A template override reading the abstracts in every list: each page it reads them on is
     rendered again after an abstract edit (the reads are noted, model.py), and its fragments
     too, as a clean build renders them."""
-    project = make_project({
-        "content/dumps/a.txt": listing_dump("Ann Lee", ANN),
-        "templates/partials/paper_item.html": '<li>{{ paper.title }}: {{ paper.abstract }}</li>',
-        "templates/subject.html": '{% extends "!theme/subject.html" %}{% block title %}'
-                                  '{% for id in subject.paper_ids %}'
-                                  '{{ catalog.paper(id).abstract|length }} {% endfor %}'
-                                  '{% endblock %}',
+    project, builder = watched_with_templates(make_project, {
+        "partials/paper_item.html": '<li>{{ paper.title }}: {{ paper.abstract }}</li>',
+        "subject.html": '{% extends "!theme/subject.html" %}{% block title %}'
+                        '{% for id in subject.paper_ids %}'
+                        '{{ catalog.paper(id).abstract|length }} {% endfor %}'
+                        '{% endblock %}',
     })
-    builder = Builder(project, keep_spare=True)
-    assert builder.build().ok
     result = rebuild(builder, lambda: edit(project, "content/dumps/a.txt",
                                            "We present a scheduler for caches",
                                            "We present a new scheduler for caches"))
@@ -478,15 +484,12 @@ def test_a_theme_that_shows_record_counts_in_a_list_shows_the_new_count(make_pro
     its record count does not. A list page reused whole (its route equal to the last one)
     would hold the owner as it was, and an override that shows the count showed the old
     one (model.py: equality leaves an author's profiles out)."""
-    project = make_project({
-        "content/dumps/a.txt": listing_dump("Ann Lee", ANN),
-        "templates/authors.html": '{% extends "!theme/authors.html" %}{% block title %}'
-                                  '{% for a in profiled %}{{ a.name }} '
-                                  '{{ a.profiles|map(attribute="records")|sum }} {% endfor %}'
-                                  '{% endblock %}',
+    project, builder = watched_with_templates(make_project, {
+        "authors.html": '{% extends "!theme/authors.html" %}{% block title %}'
+                        '{% for a in profiled %}{{ a.name }} '
+                        '{{ a.profiles|map(attribute="records")|sum }} {% endfor %}'
+                        '{% endblock %}',
     })
-    builder = Builder(project, keep_spare=True)
-    assert builder.build().ok
     again = listing_dump("Ann Lee", ANN + ANN[:1])
     result = rebuild(builder, lambda: write(project, "content/dumps/a.txt", again))
     assert result.ok and "authors/index.html" in result.written.changed
