@@ -209,3 +209,40 @@ def test_postings_update_equals_postings_made_again(before, data) -> None:
     for term in made_again.keys() | _postings(old).keys():  # told which lists to encode again
         was, now = _postings(old).get(term, empty), made_again.get(term, empty)
         assert {slot for slot in range(12) if was[slot] != now[slot]} <= touched.get(term, set())
+
+
+DENSE_TERM_SETS = st.lists(st.frozensets(st.tuples(st.sampled_from("ab"), st.integers(0, 1)),
+                                         max_size=3), min_size=4, max_size=4).map(tuple)
+"""Few terms, so that most lists are long enough to be bitmaps (``encode_ids``)."""
+MIXED_TERM_SETS = st.one_of(DENSE_TERM_SETS, st.lists(
+    st.frozensets(st.tuples(st.sampled_from("cd"), st.integers(0, 1)), max_size=3),
+    min_size=4, max_size=4).map(tuple))
+"""Documents of two vocabularies, so that changing the documents of one leaves the lists of
+the other alone."""
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.none(), MIXED_TERM_SETS), min_size=1, max_size=40), st.data())
+def test_kept_encodings_equal_postings_encoded_again(before, data) -> None:
+    """After any change of the documents at each number, a count of numbers that grew or
+    shrank included (bitmaps change length with it, and a list of gaps may become a bitmap
+    or one again), the kept encodings are those of the new documents' postings alone."""
+    from types import SimpleNamespace
+
+    from site_gen.incremental.search import _encoded_terms
+    from site_gen.outputs.search import NO_TERMS
+
+    old = [NO_TERMS if t is None else t for t in before]
+    kept = data.draw(st.permutations(old)) if data.draw(st.booleans()) else list(old)
+    if data.draw(st.booleans()):  # a dump added or deleted: another number of numbers
+        kept = kept[:data.draw(st.integers(0, len(old)))] + data.draw(st.lists(MIXED_TERM_SETS,
+                                                                              max_size=40))
+    new = [t if data.draw(st.sampled_from([True, True, True, False])) else
+           data.draw(st.one_of(st.just(NO_TERMS), MIXED_TERM_SETS)) for t in kept]
+
+    def docs(terms: list) -> list:
+        return [None if t is NO_TERMS else SimpleNamespace(terms=t) for t in terms]
+
+    memo = SearchMemo()
+    _encoded_terms(docs(old), memo)
+    assert dict(_encoded_terms(docs(new), memo)) == _encoded_terms(docs(new), SearchMemo())
