@@ -452,8 +452,9 @@ def field_terms(text: str, field: int, names: bool = False) -> frozenset[tuple[s
     if not names:
         found = [stem(w) for w in found if w not in STOPWORDS]
     length = len(found)
-    return frozenset([(term, level(count, length, field))
-                      for term, count in Counter(found).items()])
+    counts = Counter(found)
+    levels = {count: level(count, length, field) for count in set(counts.values())}
+    return frozenset([(term, levels[count]) for term, count in counts.items()])
 
 
 def no_lists() -> list[list[int]]:
