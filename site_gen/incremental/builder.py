@@ -447,16 +447,19 @@ class Builder:
                                                               same_catalog, delta)
                         files = self._put_site_files(stream, staging, taken)
                         del stream
-                    else:
+                        stopwatch.lap("site files")
+                        rendered = pages.result()
+                        stopwatch.lap("render")
+                    else:  # pages first: this process renders while ``ahead``'s finishes
                         kept_files = set()
                         files = self._put_site_files(
                             route_file_stream(plan.config, plan.routes),
                             staging, taken)
+                        rendered = pages.result()
+                        stopwatch.lap("render")
                         self._take_ahead(ahead, staging, taken)
-                    stopwatch.lap("site files")
-                    rendered = pages.result()
+                        stopwatch.lap("site files")
                 self.progress.finish()
-                stopwatch.lap("render")
                 staging.keep(sorted((names - rendered.keys()) | (kept_files - files)))
         except _Clash as clash:
             return BuildResult(tuple(sorted_diagnostics(diagnostics + clash.diagnostics)),
