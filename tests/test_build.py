@@ -330,6 +330,28 @@ def test_files_made_ahead_are_the_files_made_here(demo_project: Path, tmp_path: 
     assert again.written.changed == () and again.written.removed == ()
 
 
+def test_a_build_that_went_ahead_stores_its_memory_while_it_waits(make_project, tmp_path: Path,
+                                                                 ahead: list[object]) -> None:
+    """The cache a build pickles while the process ahead finishes holds that build's memory:
+    the next build, after an edit, renders only the pages the edit changed, the one after
+    none, and the site is a clean build's."""
+    project = make_project(GOOD)
+    cache = project / ".site-gen-cache"
+    first = Builder(project, jobs=2, cache=cache).build()
+    stages = [name for name, _ in first.timings]
+    assert first.ok and len(ahead) == 1
+    assert stages.index("render") < stages.index("cache write") < stages.index("site files")
+    (project / "content/dumps/a.txt").write_text(listing_dump("Ann Lee", [
+        (2024, "Tail Batching for Synchronous RL", abstract("tail batching, revised"), ["cs.LG"]),
+        (2023, "Phase Multiplexing for Rollouts", abstract("multiplexing"), ["cs.DC"])]))
+    edited = Builder(project, jobs=2, cache=cache).build()
+    assert edited.ok and len(ahead) == 2 and 0 < edited.rendered < edited.pages
+    again = Builder(project, jobs=2, cache=cache).build()
+    assert again.ok and again.rendered == 0
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
+
+
 def test_a_build_failing_after_it_went_ahead_leaves_the_output(make_project,
                                                                ahead: list[object]) -> None:
     project = make_project(GOOD)

@@ -135,6 +135,8 @@ class Builder:
         with ``keep_spare``: stored, they took longer to load than to make again."""
         self._restored = False
         """The key of the memory this Builder took from or last put in its cache folder."""
+        self._pickled: bytes | None = None
+        """This build's memory as the cache stores it, when pickled while the build waited."""
         self.forget()
 
     def forget(self) -> None:
@@ -210,10 +212,11 @@ class Builder:
         assert self.cache is not None
         self._restored = True
         with _collector_paused():  # hundreds of thousands of objects, no cycles: 3.9 -> 1.4 s
-            memory = store.load(self.cache, key)  # at 10,000 papers
-        if isinstance(memory, _Stored):
-            self.memory, self.fragments = memory.memory, memory.fragments
-            self.tree.trust(store.live_files(self.output, memory.output))
+            stored = store.load(self.cache, key)  # at 10,000 papers
+        if stored is not None and len(stored) == 2 and isinstance(stored[0], _Stored) \
+                and isinstance(stored[1], dict):
+            self.memory, self.fragments = stored[0].memory, stored[0].fragments
+            self.tree.trust(store.live_files(self.output, stored[1]))
         stopwatch.lap("cache read")
 
     def _store(self, key: StoredKey, result: BuildResult, stopwatch: Stopwatch) -> BuildResult:
@@ -222,10 +225,10 @@ class Builder:
         assert self.cache is not None
         live = self.tree.digests()
         stats = store.file_stats(self.output, live)
-        memory = _Stored(self.memory, self.fragments,
-                         {name: (live[name], stat) for name, stat in stats.items()})
+        manifest = {name: (live[name], stat) for name, stat in stats.items()}
         with _collector_paused():
-            problem = store.save(self.cache, key, memory)
+            memory = self._pickled or store.pickled(_Stored(self.memory, self.fragments))
+            problem = store.save(self.cache, key, [memory, store.pickled(manifest)])
         stopwatch.lap("cache write")
         if problem is None:
             return result
@@ -410,6 +413,7 @@ class Builder:
 
         Given a started ``ahead``, the files beside the pages that need only the catalog are
         being made by its process, into its staging, which this build then writes."""
+        self._pickled = None  # a memory pickled by an attempt that did not write
         env, texts = self._environment(plan.theme, plan.theme_templates)
         same_catalog = plan.changes == frozenset()
         delta = CatalogDelta.of(self.memory.catalog, plan.catalog, plan.changes)
@@ -457,20 +461,34 @@ class Builder:
                             staging, taken)
                         rendered = pages.result()
                         stopwatch.lap("render")
-                        self._take_ahead(ahead, staging, taken)
-                        stopwatch.lap("site files")
                 self.progress.finish()
+                if self.remember:  # the names of the files beside the pages only when they
+                    made = ((files_key, files or kept_files) if self.keep_spare  # are all known
+                            else (None, ()))
+                    memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
+                                               rendered, made)
+                if ahead is not None:
+                    self._store_early(memory if self.remember else None, stopwatch)
+                    self._take_ahead(ahead, staging, taken)
+                    stopwatch.lap("site files")
                 staging.keep(sorted((names - rendered.keys()) | (kept_files - files)))
         except _Clash as clash:
             return BuildResult(tuple(sorted_diagnostics(diagnostics + clash.diagnostics)),
                                catalog=plan.catalog, reread=reread)
-        if self.remember:  # the names of the files beside the pages only when they are all
-            made = (files_key, files or kept_files) if self.keep_spare else (None, ())  # known
-            self.memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
-                                            rendered, made)
+        if self.remember:
+            self.memory = memory
         stopwatch.lap("write")
         return BuildResult(tuple(sorted_diagnostics(diagnostics)), staging.result, len(plan.routes),
                            plan.catalog, len(rendered), reread, plan.config)
+
+    def _store_early(self, memory: RenderMemory | None, stopwatch: Stopwatch) -> None:
+        """Pickle what the cache will store of this build (``_store``) while ``_Ahead``'s
+        process finishes the files beside the pages: a rebuild that renders few pages
+        waits a second or more for it at 10,000 papers."""
+        if memory is not None and self.cache is not None:
+            with _collector_paused():
+                self._pickled = store.pickled(_Stored(memory, self.fragments))
+            stopwatch.lap("cache write")
 
     def _put_site_files(self, stream: Iterator[SiteFile | Carried], staging: Staging,
                         taken: AbstractSet[str]) -> set[str]:
@@ -590,14 +608,13 @@ class Builder:
 
 @dataclass(frozen=True, slots=True)
 class _Stored:
-    """What a Builder stores in its cache folder: what each page of the output was rendered
-    from (the catalog and routes included), the list items rendered, and the output's
-    manifest. One pickle: objects the parts share stay one object when taken back."""
+    """What a Builder stores in its cache folder, besides the output's manifest (each file's
+    digest and stat when it was written, ``store.live_files``): what each page of the output
+    was rendered from (the catalog and routes included), and the list items rendered. One
+    pickle: objects the parts share stay one object when taken back."""
 
     memory: RenderMemory
     fragments: FragmentMemo
-    output: dict[str, tuple[bytes | None, store.Stat]]
-    """The output's manifest, with each file's stat when it was written (store.live_files)."""
 
 
 class _Abandoned(Exception):

@@ -10,7 +10,9 @@ would reuse it, so the output is byte-identical to a clean build's. The other me
 session (parsed dumps, catalog, routes, pieces of the files beside the pages) are not stored:
 at 10,000 papers they pickle to over 200 MB and took longer to load than to make again.
 
-The store is one file, ``<project>/.site-gen-cache/build.pickle``: a header, then a pickle.
+The store is one file, ``<project>/.site-gen-cache/build.pickle``: a header, then pickles
+one after the other (the Builder pickles the memory while a one-shot build waits for the
+files beside the pages, and the output's manifest once the output is in place).
 It is taken back only when everything it could depend on beyond the inputs the memory checks
 itself is the same: site-gen's code (a digest of its modules, not only its version number),
 Python's version, ``content/site.yaml``, the theme's and the project's template and static
@@ -30,10 +32,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import os
 import pickle
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import site_gen
@@ -41,7 +44,7 @@ from site_gen.write.tree import digest
 
 CACHE_DIR = ".site-gen-cache"
 STORE_FILE = "build.pickle"
-FORMAT = b"site-gen build cache 1\n"
+FORMAT = b"site-gen build cache 2\n"
 DIGEST_SIZE = 32
 
 Stat = tuple[int, int, int]
@@ -86,8 +89,9 @@ def stamp(parts: Iterable[bytes | str]) -> StoredKey:
     return made.digest()
 
 
-def load(folder: Path, key: StoredKey) -> object | None:
-    """The memory stored under ``key``; None when there is none, or not whole, or another's."""
+def load(folder: Path, key: StoredKey) -> tuple[object, ...] | None:
+    """The objects stored under ``key``, in order; None when there is none, or not whole, or
+    another's."""
     try:
         data = (folder / STORE_FILE).read_bytes()
     except OSError:
@@ -101,22 +105,35 @@ def load(folder: Path, key: StoredKey) -> object | None:
     if found_key != key or hashlib.blake2b(payload, digest_size=DIGEST_SIZE).digest() \
             != found_digest:
         return None
-    try:
-        return pickle.loads(payload)
-    except Exception:  # noqa: BLE001 - a whole file pickled by other code: start afresh
-        return None
+    found: list[object] = []
+    with io.BytesIO(payload) as stream:
+        try:
+            while stream.tell() < len(payload):
+                found.append(pickle.load(stream))
+        except Exception:  # noqa: BLE001 - a whole file pickled by other code: start afresh
+            return None
+    return tuple(found)
 
 
-def save(folder: Path, key: StoredKey, memory: object) -> str | None:
-    """Store ``memory`` under ``key``, replacing the last store at once; why not, if it failed."""
-    payload = pickle.dumps(memory, protocol=pickle.HIGHEST_PROTOCOL)
-    check = hashlib.blake2b(payload, digest_size=DIGEST_SIZE).digest()
+def pickled(value: object) -> bytes:
+    """``value`` as ``save`` stores it."""
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def save(folder: Path, key: StoredKey, parts: Sequence[bytes]) -> str | None:
+    """Store the objects ``parts`` hold (each ``pickled``) under ``key``, replacing the last
+    store at once; why not, if it failed."""
+    made = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    for part in parts:
+        made.update(part)
+    check = made.digest()
     side = folder / f".{STORE_FILE}.{os.getpid()}"
     try:
         folder.mkdir(exist_ok=True)
         with open(side, "wb") as out:
             out.write(FORMAT + key + check)
-            out.write(payload)
+            for part in parts:
+                out.write(part)
         os.replace(side, folder / STORE_FILE)
     except OSError as exc:
         side.unlink(missing_ok=True)
