@@ -221,6 +221,11 @@ class PageRendering:
             self._workers.close()
             self._workers = None
 
+    @property
+    def parallel(self) -> bool:
+        """Do worker processes render (between ``__enter__`` and ``__exit__``)?"""
+        return self._workers is not None
+
     def result(self) -> dict[str, Rendered]:
         """Every page rendered and handed to the writer; the writer has recorded them all."""
         if self._workers is None:
