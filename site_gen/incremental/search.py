@@ -31,6 +31,7 @@ from site_gen.outputs.search import (
     Terms,
     add_postings,
     author_made,
+    bitmap_length,
     encode_ids,
     fragment_groups,
     group_json,
@@ -356,7 +357,7 @@ def _counted_again(parts: dict[str, list[str]], total: int, touched: dict[str, s
     bitmap has a character per 6 numbers, and a list of gaps is a bitmap instead once it is
     longer than one (``encode_ids``). Any other list encodes as it did, and a deleted dump
     leaves most of a 10,000-paper index's 15,000 lists as they were."""
-    longest = (total + 5) // 6 + 1
+    longest = bitmap_length(total)
     for term, texts in parts.items():
         for slot, text in enumerate(texts):
             if text and (text[0] == "~" or len(text) > longest):

@@ -507,13 +507,19 @@ _SIXES = DIGITS.encode("ascii") + bytes(192)
 """bytes.translate table: a bitmap's 6-bit values as posting characters."""
 
 
+def bitmap_length(total: int) -> int:
+    """Characters of ``encode_ids``' bitmap over ``total`` doc numbers, with its ``~``: a
+    list of gaps is encoded as one only when that is shorter."""
+    return (total + 5) // 6 + 1
+
+
 def encode_ids(ids: list[int], total: int) -> str:
     """Ascending doc numbers: gaps as numbers, or ``~`` and a bitmap when that is shorter.
     Each pass runs in C (``map``, ``int`` and ``bytes`` operations): a rebuild encodes the
     thousands of lists whose numbers an edit moved."""
     if not ids:  # most of a term's twelve lists: a 10,000-paper index has 68,000 empty ones
         return ""
-    size = (total + 5) // 6
+    size = bitmap_length(total) - 1
     if len(ids) <= size + 1:  # each number takes a character at least
         gaps = list(map(operator.sub, ids, itertools.chain((-1,), ids)))
         if not gaps or max(gaps) <= len(_SHORT):
