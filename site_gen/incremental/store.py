@@ -106,9 +106,10 @@ def load(folder: Path, key: StoredKey) -> tuple[object, ...] | None:
             != found_digest:
         return None
     found: list[object] = []
-    with io.BytesIO(payload) as stream:
+    with io.BytesIO(data) as stream:  # shares ``data``'s buffer: no copy of the 35 MB
+        stream.seek(head)
         try:
-            while stream.tell() < len(payload):
+            while stream.tell() < len(data):
                 found.append(pickle.load(stream))
         except Exception:  # noqa: BLE001 - a whole file pickled by other code: start afresh
             return None
