@@ -467,30 +467,28 @@ class Builder:
                         rendered = pages.result()
                         stopwatch.lap("render")
                 self.progress.finish()
-                if self.remember:  # the names of the files beside the pages only when they
-                    made = ((files_key, files or kept_files) if self.keep_spare  # are all known
-                            else (None, ()))
-                    memory = self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
-                                               rendered, made)
+                made = ((files_key, files or kept_files) if self.keep_spare  # the names of the
+                        else (None, ()))  # files beside the pages only when they are all known
+                memory = (self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
+                                            rendered, made) if self.remember else self.memory)
                 if waiting is not None:  # pages rendered here while ``ahead``'s process worked
-                    self._store_early(memory if self.remember else None, stopwatch)
+                    self._store_early(memory, stopwatch)
                     self._take_ahead(waiting, staging, taken)
                     stopwatch.lap("site files")
                 staging.keep(sorted((names - rendered.keys()) | (kept_files - files)))
         except _Clash as clash:
             return BuildResult(tuple(sorted_diagnostics(diagnostics + clash.diagnostics)),
                                catalog=plan.catalog, reread=reread)
-        if self.remember:
-            self.memory = memory
+        self.memory = memory
         stopwatch.lap("write")
         return BuildResult(tuple(sorted_diagnostics(diagnostics)), staging.result, len(plan.routes),
                            plan.catalog, len(rendered), reread, plan.config)
 
-    def _store_early(self, memory: RenderMemory | None, stopwatch: Stopwatch) -> None:
+    def _store_early(self, memory: RenderMemory, stopwatch: Stopwatch) -> None:
         """Pickle what the cache will store of this build (``_store``) while ``_Ahead``'s
         process finishes the files beside the pages: a rebuild that renders few pages
         waits a second or more for it at 10,000 papers."""
-        if memory is not None and self.cache is not None:
+        if self.cache is not None:
             with _collector_paused():
                 self._pickled = store.pickled(_Stored(memory, self.fragments))
             stopwatch.lap("cache write")
