@@ -232,6 +232,41 @@ def test_titles_are_stemmed_names_are_not_and_levels_weigh_length() -> None:
     assert repeated["cach"] == 1 and dict(field_terms(abstract("memory"), ABSTRACT))["memori"] == 1
 
 
+_FIELD_TEXT = st.lists(st.sampled_from(["the", "a", "x", "7", "Caches", "caching", "and", "王",
+                                         "é", "Ann", "RollMux-2", "of", "ÉTÉ", "b."]),
+                       max_size=25).map(" ".join) | st.text(max_size=40)
+
+
+@given(_FIELD_TEXT, st.integers(0, 3), st.booleans())
+def test_field_terms_are_the_counted_stems_of_the_words_worth_a_posting(
+        text: str, field: int, names: bool) -> None:
+    """``field_terms`` filters, stems and counts in C; this is what it must equal."""
+    from collections import Counter
+
+    from site_gen.outputs.search import field_terms, level, stem
+    found = [w for w in words(text) if len(w) > 1 or not w.isascii()]
+    if not names:
+        found = [stem(w) for w in found if w not in STOPWORDS]
+    counts = Counter(found)
+    assert field_terms(text, field, names) == {
+        (term, level(count, len(found), field)) for term, count in counts.items()}
+
+
+@given(st.lists(st.tuples(st.tuples(_FIELD_TEXT, _FIELD_TEXT, _FIELD_TEXT, _FIELD_TEXT),
+                          st.booleans()), max_size=6))
+def test_a_build_posts_each_document_as_its_terms_would(docs) -> None:
+    """``post_doc`` (a one-shot build) and ``add_postings`` of ``doc_terms`` (a rebuild's
+    kept terms) give one index."""
+    from site_gen.outputs.search import SearchDoc, add_postings, doc_terms, post_doc
+    direct: dict[str, list[list[int]]] = {}
+    termed: dict[str, list[list[int]]] = {}
+    for number, (fields, is_paper) in enumerate(docs):
+        doc = SearchDoc({}, fields, is_paper=is_paper)
+        post_doc(direct, number, doc)
+        add_postings(termed, number, doc_terms(doc))
+    assert direct == termed
+
+
 def _all_terms(read) -> dict[str, str]:
     terms: dict[str, str] = {}
     for number in range(len(read("meta.json")["shards"])):

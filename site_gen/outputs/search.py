@@ -19,6 +19,7 @@ import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import filterfalse
 
 from snowballstemmer.english_stemmer import EnglishStemmer
 
@@ -432,15 +433,35 @@ def _counted_docs(catalog: Catalog, papers: list[Paper], authors: list[Author],
                   index: dict[str, list[list[int]]]) -> Iterator[bytes]:
     """Each document's fragment, as it is made; meanwhile, its piece without words
     (``NO_TERMS``) or fragment goes to ``docs`` at its number, its entry to ``entries``, and
-    its postings to ``index`` (``add_postings``), but no document's words outlive it (at
+    its postings to ``index`` (``post_doc``), but no document's words outlive it (at
     100,000 papers they took 1.7 GB), nor its fragment once it is written."""
     made = itertools.chain((paper_made(catalog, p) for p in papers),
                            (author_made(a) for a in authors))
     for number, (doc, entry) in zip(numbers, made):
-        add_postings(index, number, doc_terms(doc))
+        post_doc(index, number, doc)
         docs[number] = DocPiece(NO_TERMS, b"", b"", doc.year, doc.subjects, doc.is_paper)
         entries.append(json_bytes(entry))
         yield json_bytes(doc.fragment)
+
+
+_SINGLE_ASCII = frozenset(map(chr, range(128)))
+"""A single ASCII letter or digit is worth no posting."""
+_UNPOSTED = STOPWORDS | _SINGLE_ASCII
+"""Nor is a stopword, outside names."""
+
+
+def _field_counts(text: str, names: bool) -> Counter[str]:
+    """How many times a field holds each of its terms: the stems of its words that are
+    worth a posting or, in names, the words themselves (see ``field_terms``). Filtered,
+    stemmed and counted in C: a site's fields hold millions of words."""
+    kept = filterfalse((_SINGLE_ASCII if names else _UNPOSTED).__contains__, _split(fold(text)))
+    return Counter(kept if names else map(stem, kept))
+
+
+def _levels(counts: Counter[str], field: int) -> dict[int, int]:
+    """The ``level`` of each count a field's terms have (a few distinct ones per field)."""
+    length = counts.total()
+    return {count: level(count, length, field) for count in set(counts.values())}
 
 
 def field_terms(text: str, field: int, names: bool = False) -> frozenset[tuple[str, int]]:
@@ -448,12 +469,8 @@ def field_terms(text: str, field: int, names: bool = False) -> frozenset[tuple[s
     words that are not stopwords or, in names (the authors, an author's own entry), the
     words themselves, stopwords too. A single ASCII letter or digit is worth none.
     Names are not stemmed."""
-    found = [w for w in _split(fold(text)) if len(w) > 1 or not w.isascii()]
-    if not names:
-        found = [stem(w) for w in found if w not in STOPWORDS]
-    length = len(found)
-    counts = Counter(found)
-    levels = {count: level(count, length, field) for count in set(counts.values())}
+    counts = _field_counts(text, names)
+    levels = _levels(counts, field)
     return frozenset([(term, levels[count]) for term, count in counts.items()])
 
 
@@ -485,6 +502,21 @@ def add_postings(index: dict[str, list[list[int]]], number: int, terms: Terms) -
             if lists is None:
                 lists = index[term] = no_lists()
             lists[field * LEVELS + strength].append(number)
+
+
+def post_doc(index: dict[str, list[list[int]]], number: int, doc: SearchDoc) -> None:
+    """``add_postings(index, number, doc_terms(doc))`` without making the terms: a build that
+    keeps no document's terms (``search_index``) posts each one as it is counted (a fifth
+    less time than making the pairs and sets first)."""
+    for field, text in enumerate(doc.fields):
+        counts = _field_counts(text, field == AUTHORS or not doc.is_paper)
+        levels = _levels(counts, field)
+        base = field * LEVELS
+        for term, count in counts.items():
+            lists = index.get(term)
+            if lists is None:
+                lists = index[term] = no_lists()
+            lists[base + levels[count]].append(number)
 
 
 def encode_number(n: int) -> str:
