@@ -143,11 +143,13 @@ def save(folder: Path, key: StoredKey, parts: Sequence[bytes]) -> str | None:
 
 
 def file_stats(root: Path, names: Iterable[str]) -> dict[str, Stat]:
-    """(size, mtime, inode) of each of ``root``'s files named, as found now."""
+    """(size, mtime, inode) of each of ``root``'s files named, as found now (paths joined as
+    strings: a ``Path`` per file cost as much as the ``lstat``, 19,000 files twice a build)."""
     found = {}
+    lstat, prefix = os.lstat, f"{root}/"
     for name in names:
         try:
-            info = os.lstat(root / name)
+            info = lstat(prefix + name)
         except OSError:
             continue
         found[name] = (info.st_size, info.st_mtime_ns, info.st_ino)
