@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import abstract, coauthor_dump, listing_dump, read_tree, write_files
 
-from site_gen.incremental import cache
+from site_gen.incremental import cache, store
 from site_gen.incremental.builder import Builder
 from site_gen.incremental.cache import FileCache
 from site_gen.pipeline import parse_dump
@@ -83,3 +83,45 @@ def test_touched_files_are_not_parsed_again_and_an_edit_is(tmp_path: Path, in_wo
     assert "content/dumps/070_empty.txt" not in again
     assert list(again) == [shown for shown, _ in files if "empty" not in shown]
     assert "Paper Three" in str(again["content/dumps/003_listing.txt"].value[0])
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_stored_parses_are_taken_back_and_only_changed_dumps_are_parsed(
+        tmp_path: Path, in_workers, workers: int) -> None:
+    """A new FileCache given the same store (a new ``site-gen build``) parses only the dumps
+    whose bytes it has no parse of, takes the others' back equal, and keeps one parse a dump."""
+    project = write_files(tmp_path / "p", DUMPS)
+    files = files_of(project)
+    stored = store.ParsedFiles(tmp_path / "cache")
+    first, parsed = FileCache(parse_dump, workers, stored).load(files)
+    assert parsed == list(first)
+    assert len(os.listdir(stored.folder)) == len(files)
+    edited = project / "content/dumps/003_listing.txt"
+    edited.write_text(edited.read_text(encoding="utf-8").replace("Paper 3", "Paper Three"),
+                      encoding="utf-8")
+    again, parsed = FileCache(parse_dump, workers, stored).load(files)
+    assert parsed == ["content/dumps/003_listing.txt"]
+    assert {s: e.value for s, e in again.items()} == {
+        s: e.value for s, e in FileCache(parse_dump).load(files)[0].items()}
+    assert sorted(os.listdir(stored.folder)) == sorted(  # the parse of the old bytes is gone
+        stored.name(shown, entry.digest) for shown, entry in again.items())
+
+
+@pytest.mark.parametrize("damage", [
+    lambda d: d[:len(d) // 2], lambda d: b"", lambda d: d[:-1] + bytes([d[-1] ^ 1]),
+    lambda d: d[:len(store.PARSED_FORMAT)] + store.hashlib.blake2b(
+        b"\x80\x04garbage", digest_size=store.DIGEST_SIZE).digest() + b"\x80\x04garbage"])
+def test_a_damaged_stored_parse_is_parsed_again(tmp_path: Path, damage) -> None:
+    """A stored parse cut short, changed, or whole but not a pickle is no parse: the dump is
+    parsed again (no error), and its parse stored again."""
+    project = write_files(tmp_path / "p", DUMPS)
+    files = files_of(project)
+    stored = store.ParsedFiles(tmp_path / "cache")
+    first, _ = FileCache(parse_dump, 1, stored).load(files)
+    shown = "content/dumps/050_coauthor.txt"
+    kept = stored.folder / stored.name(shown, first[shown].digest)
+    kept.write_bytes(damage(kept.read_bytes()))
+    again, parsed = FileCache(parse_dump, 1, stored).load(files)
+    assert again[shown].value == first[shown].value
+    assert parsed == [shown]
+    assert FileCache(parse_dump, 1, stored).load(files)[1] == []  # stored whole again

@@ -167,8 +167,10 @@ class Builder:
               file=sys.stderr, flush=True)
 
     def _dump_cache(self) -> FileCache[tuple[Dump | None, list[Diagnostic]]]:
-        """Dumps parsed by as many processes as pages are rendered by (``--jobs``)."""
-        return FileCache(parse_dump, processes=self.jobs or os.cpu_count() or 1)
+        """Dumps parsed by as many processes as pages are rendered by (``--jobs``), and kept
+        in the cache folder when there is one (``store.ParsedFiles``)."""
+        return FileCache(parse_dump, processes=self.jobs or os.cpu_count() or 1,
+                         stored=None if self.cache is None else store.ParsedFiles(self.cache))
 
     def build(self, strict: bool | str = False, changed: Collection[str] = ()) -> BuildResult:
         """Run every stage; write only when there is no error (and no warning if strict).

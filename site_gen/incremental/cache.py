@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -29,6 +30,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Generic, NamedTuple, TypeVar
 
+from site_gen.incremental.store import ParsedFiles
 from site_gen.model import Catalog, Lookup, Paper
 from site_gen.plan.routes import Route
 from site_gen.render.engine import Rendered, stale_marks
@@ -58,14 +60,19 @@ class FileCache(Generic[T]):
     back in the files' order, and must pickle.
     """
 
-    def __init__(self, parse: Callable[[str, bytes], T], processes: int = 1) -> None:
+    def __init__(self, parse: Callable[[str, bytes], T], processes: int = 1,
+                 stored: ParsedFiles | None = None) -> None:
         self._parse = parse
         self._processes = processes
+        self._stored = stored
+        """Parses kept on disk (a one-shot build's cache folder): a file whose parse is there
+        is not parsed again, and each parse made is put there."""
         self._entries: dict[str, Cached[T]] = {}
 
     def load(self, files: Iterable[tuple[str, Path]], hinted: Collection[str] = ()
              ) -> tuple[dict[str, Cached[T]], list[str]]:
-        """Entries for the files that exist, and the display paths that were parsed again."""
+        """Entries for the files that exist, and the display paths that were parsed again
+        (not those whose parse was taken from the store)."""
         entries: dict[str, Cached[T] | None] = {}
         wanted: list[tuple[str, Path, int]] = []
         for shown, path in files:
@@ -86,30 +93,35 @@ class FileCache(Generic[T]):
             if read is None:  # gone since it was listed
                 del entries[shown]
                 continue
-            if read.parsed is not None:
+            if read.parsed is not None and not read.stored:
                 parsed.append(shown)
             entries[shown] = self._entry(shown, read)
         self._entries = {shown: entry for shown, entry in entries.items() if entry is not None}
+        if self._stored is not None:  # the parses of files as they were before go
+            self._stored.keep_only([(shown, entry.digest) for shown, entry in self._entries.items()])
         return self._entries, parsed
 
     def _read_all(self, wanted: list[tuple[str, Path, int]]) -> Iterable[_Read[T] | None]:
         """``_read`` for each wanted file, in order: in worker processes when it pays."""
         items = [(shown, path, getattr(self._entries.get(shown), "digest", None))
                  for shown, path, _ in wanted]
-        read = partial(_read, self._parse)
+        read = partial(_read, self._parse, self._stored)
         workers = min(self._processes, len(items))
         if workers < 2 or sum(size for _, _, size in wanted) < PARALLEL_BYTES \
                 or "fork" not in multiprocessing.get_all_start_methods():
-            return [read(item) for item in items]
-        with multiprocessing.get_context("fork").Pool(
-                workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-            return pool.map(read, items, chunksize=max(1, len(items) // (workers * 8)))
+            found = [read(item) for item in items]
+        else:
+            with multiprocessing.get_context("fork").Pool(
+                    workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+                found = pool.map(read, items, chunksize=max(1, len(items) // (workers * 8)))
+        return [_unpickled(self._parse, self._stored, item, one) for item, one in zip(items, found)]
 
     def _entry(self, shown: str, read: _Read[T]) -> Cached[T]:
         """The cache entry for a file read again."""
         racy = read.stat[1] >= read.read_at - RACY_NS
         if read.parsed is None:  # touched, not changed (the digest last read): keep its parse
             return replace(self._entries[shown], stat=read.stat, racy=racy)
+        assert isinstance(read.parsed, tuple)  # unpickled by _read_all
         return Cached(read.stat, racy, read.digest, read.parsed[0])
 
 
@@ -123,14 +135,19 @@ class _Read(NamedTuple, Generic[T]):
     """(size, mtime, inode)."""
     read_at: int
     digest: bytes
-    parsed: tuple[T] | None
-    """Its parsed form in a 1-tuple; None when its digest was the last one read (not parsed)."""
+    parsed: tuple[T] | bytes | None
+    """Its parsed form in a 1-tuple, or pickled (with a ``ParsedFiles``: the pickle stored or
+    to be stored, which is what a worker process would send anyway); None when its digest
+    was the last one read (not parsed)."""
+    stored: bool = False
+    """Its parse was taken from the store, not made."""
 
 
-def _read(parse: Callable[[str, bytes], T], item: tuple[str, Path, bytes | None]
-          ) -> _Read[T] | None:
+def _read(parse: Callable[[str, bytes], T], stored: ParsedFiles | None,
+          item: tuple[str, Path, bytes | None], take_stored: bool = True) -> _Read[T] | None:
     """What a file holds (``_Read``; it is not parsed again when its digest is ``item``'s last
-    one); None if the file is gone."""
+    one, or when ``stored`` has its parse, unless not ``take_stored``); None if the file is
+    gone."""
     shown, path, last_digest = item
     try:
         info = os.stat(path)
@@ -139,8 +156,32 @@ def _read(parse: Callable[[str, bytes], T], item: tuple[str, Path, bytes | None]
         return None
     read_at = time.time_ns()
     found = digest(data)
-    parsed = None if found == last_digest else (parse(shown, data),)
-    return _Read((info.st_size, info.st_mtime_ns, info.st_ino), read_at, found, parsed)
+    stat = (info.st_size, info.st_mtime_ns, info.st_ino)
+    if found == last_digest:
+        return _Read(stat, read_at, found, None)
+    if stored is None:
+        return _Read(stat, read_at, found, (parse(shown, data),))
+    kept = stored.read(shown, found) if take_stored else None
+    if kept is not None:
+        return _Read(stat, read_at, found, kept, stored=True)
+    made = pickle.dumps(parse(shown, data), protocol=pickle.HIGHEST_PROTOCOL)
+    stored.write(shown, found, made)
+    return _Read(stat, read_at, found, made)
+
+
+def _unpickled(parse: Callable[[str, bytes], T], stored: ParsedFiles | None,
+               item: tuple[str, Path, bytes | None], read: _Read[T] | None) -> _Read[T] | None:
+    """``read`` with its parse unpickled. A stored parse that does not unpickle (whole, yet
+    not a pickle of this code's: not expected) is made and stored again."""
+    if read is None or not isinstance(read.parsed, bytes):
+        return read
+    try:
+        value: T = pickle.loads(read.parsed)
+    except Exception:  # a stored parse that fails in any way is made again
+        if not read.stored:
+            raise
+        return _unpickled(parse, stored, item, _read(parse, stored, item, take_stored=False))
+    return _Read(read.stat, read.read_at, read.digest, (value,), read.stored)
 
 
 def intern_catalog(new: Catalog, old: Catalog | None) -> tuple[Catalog, frozenset[Lookup] | None]:

@@ -7,8 +7,10 @@ what each page was rendered from and read (cache.RenderMemory: the catalog, the 
 lookups and digest of each page), stores it with the output's manifest after every build that
 wrote, and takes it back at its first build; a page is then reused exactly when watch mode
 would reuse it, so the output is byte-identical to a clean build's. The other memos of a watch
-session (parsed dumps, catalog, routes, pieces of the files beside the pages) are not stored:
-at 10,000 papers they pickle to over 200 MB and took longer to load than to make again.
+session (catalog, routes, pieces of the files beside the pages) are not stored: at 10,000
+papers they pickle to over 150 MB and took longer to load than to make again. Parsed dumps
+are (``ParsedFiles``): each in a file of its own, named by the dump's path and bytes, written
+by the process that parsed it, so that a build again parses only the dumps that changed.
 
 The store is one file, ``<project>/.site-gen-cache/build.pickle``: a header, then pickles
 one after the other (the Builder pickles the memory while a one-shot build waits for the
@@ -30,6 +32,7 @@ run in a plain Jinja environment); it is not to be committed (``site-gen new`` w
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import io
@@ -178,3 +181,67 @@ def _digest_of(path: Path) -> bytes | None:
         return digest(path.read_bytes())
     except OSError:
         return None
+
+
+PARSED_DIR = "parsed"
+PARSED_FORMAT = b"site-gen parsed file 1\n"
+
+
+class ParsedFiles:
+    """Parsed input files, one pickle a file in ``<cache>/parsed/``, named by a digest of
+    site-gen's code, Python's version, the file's path as shown and its bytes' digest: a name
+    holds one parse for good, so a file is never rewritten in place, and a dump changed back
+    finds its parse again. Read and written by the processes that parse dumps
+    (``cache.FileCache``), which pickle what they parse anyway to hand it over. A file that is
+    missing, not whole or unreadable is no parse: the dump is parsed again. ``keep_only``
+    deletes the parses no dump of the last build has."""
+
+    def __init__(self, cache: Path) -> None:
+        self.folder = cache / PARSED_DIR
+
+    @staticmethod
+    def name(shown: str, found: bytes) -> str:
+        """The file name of the parse of the file shown as ``shown`` whose digest is ``found``."""
+        made = hashlib.blake2b(code_digest(), digest_size=20)
+        made.update(sys.version.encode() + b"\0" + shown.encode() + b"\0" + found)
+        return made.hexdigest()
+
+    def read(self, shown: str, found: bytes) -> bytes | None:
+        """The pickled parse stored for these bytes under that name, if whole."""
+        try:
+            data = (self.folder / self.name(shown, found)).read_bytes()
+        except OSError:
+            return None
+        head = len(PARSED_FORMAT) + DIGEST_SIZE
+        if not data.startswith(PARSED_FORMAT) or hashlib.blake2b(
+                memoryview(data)[head:], digest_size=DIGEST_SIZE).digest() != data[len(PARSED_FORMAT):head]:
+            return None
+        return data[head:]
+
+    def write(self, shown: str, found: bytes, pickled_parse: bytes) -> None:
+        """Store a pickled parse (in one step: a reader never sees part of it); a failure
+        only means the next build parses the file again."""
+        target = self.folder / self.name(shown, found)
+        side = self.folder / f".{target.name}.{os.getpid()}"
+        check = hashlib.blake2b(pickled_parse, digest_size=DIGEST_SIZE).digest()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with open(side, "wb") as out:
+                out.write(PARSED_FORMAT + check)
+                out.write(pickled_parse)
+            os.replace(side, target)
+        except OSError:
+            with contextlib.suppress(OSError):
+                side.unlink()
+
+    def keep_only(self, files: Iterable[tuple[str, bytes]]) -> None:
+        """Delete every stored parse but those of ``files`` ((shown, digest) pairs)."""
+        kept = {self.name(shown, found) for shown, found in files}
+        try:
+            names = os.listdir(self.folder)
+        except OSError:
+            return
+        for name in names:
+            if name not in kept:
+                with contextlib.suppress(OSError):
+                    os.unlink(self.folder / name)
