@@ -283,7 +283,8 @@ def stage_lines(result: BuildResult, builder: Builder) -> list[str]:
 
 def stage_notes(result: BuildResult, files: int, output: Path) -> dict[str, str]:
     """What each stage did, by stage name (stages with nothing worth counting have no note)."""
-    notes = {"read dumps": f"{_count(len(result.reread), 'dump')} parsed",
+    stored = f", {result.stored_dumps:,} from the build cache" if result.stored_dumps else ""
+    notes = {"read dumps": f"{_count(len(result.reread), 'dump')} parsed{stored}",
              "routes": _count(result.pages, "page"),
              "render": f"{result.rendered:,} pages rendered, "
                        f"{result.pages - result.rendered:,} reused"}

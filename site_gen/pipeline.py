@@ -69,6 +69,8 @@ class BuildResult:
     """Seconds spent in each stage, in order (``--verbose`` prints them)."""
     notes: tuple[str, ...] = ()
     """What the user should do about a build that went well (commit ``content/urls.lock``)."""
+    stored_dumps: int = 0
+    """Dumps whose parse this build took from the build cache instead (store.ParsedFiles)."""
 
     @property
     def ok(self) -> bool:

@@ -356,6 +356,32 @@ def test_a_build_that_went_ahead_stores_its_memory_while_it_waits(
     assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
 
 
+def test_a_build_again_forks_ahead_before_it_takes_back_the_memory(
+        make_project, ahead: list[object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process ahead needs only the catalog and the output's manifest: a build again
+    takes back the manifest first, forks, and only then unpickles the pages' memory (which
+    the process ahead would otherwise wait for), and still reuses every page."""
+    monkeypatch.setattr(build_module.os, "cpu_count", lambda: 2)
+    project = make_project(GOOD)
+    cache = project / ".site-gen-cache"
+    assert Builder(project, cache=cache).build().ok
+    events: list[str] = []
+    take = build_module.store.Stored.take
+
+    def noted_take(self: object) -> object:
+        found = take(self)  # type: ignore[arg-type]
+        events.append(type(found).__name__)
+        return found
+
+    monkeypatch.setattr(build_module.store.Stored, "take", noted_take)
+    start = build_module._Ahead.start
+    monkeypatch.setattr(build_module._Ahead, "start",
+                        lambda self, *args: (events.append("fork"), start(self, *args))[1])
+    again = Builder(project, cache=cache).build()
+    assert again.ok and again.rendered == 0
+    assert events == ["dict", "fork", "_Stored"]
+
+
 def test_a_build_failing_after_it_went_ahead_leaves_the_output(make_project,
                                                                ahead: list[object]) -> None:
     project = make_project(GOOD)

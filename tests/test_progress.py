@@ -9,6 +9,7 @@ import io
 import os
 import pty
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -371,8 +372,9 @@ def test_default_output_is_one_summary_line(demo_project: Path, tmp_path: Path,
 
 def test_verbose_prints_each_stage_with_its_time_and_counts(
         demo_project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    site = tmp_path / "s"
-    assert main(["build", "-v", "--project", str(demo_project), "-o", str(site)]) == 0
+    project, site = tmp_path / "p", tmp_path / "s"
+    shutil.copytree(demo_project / "content", project / "content")
+    assert main(["build", "-v", "--project", str(project), "-o", str(site)]) == 0
     summary, *stages = capsys.readouterr().out.splitlines()
     assert summary.startswith("built 64 pages into")
     assert [re.split(r"\s{2,}", s.strip())[0] for s in stages] == list(CACHED_STAGES)
@@ -384,6 +386,10 @@ def test_verbose_prints_each_stage_with_its_time_and_counts(
     assert by_stage["render"].endswith("64 pages rendered, 0 reused")
     files = sum(1 for p in site.rglob("*") if p.is_file() and p.name != ".site-gen")
     assert by_stage["write"].endswith(f"{files} files in {site}: {files} changed, 0 removed")
+    assert main(["build", "-v", "--project", str(project), "-o", str(site)]) == 0
+    again = capsys.readouterr().out  # a build again: the dumps' parses are in the cache
+    assert re.search(r"read dumps .* 0 dumps parsed, 3 from the build cache\n", again)
+    assert re.search(r"render .* 0 pages rendered, 64 reused\n", again)
 
 
 def test_quiet_prints_nothing_on_success(demo_project: Path, tmp_path: Path,

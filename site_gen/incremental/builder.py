@@ -135,12 +135,17 @@ class Builder:
         with ``keep_spare``: stored, they took longer to load than to make again."""
         self._restored = False
         """The key of the memory this Builder took from or last put in its cache folder."""
+        self._stored_memory: store.Stored | None = None
+        """The store whose memory the first build takes back once its catalog is made."""
         self._pickled: bytes | None = None
         """This build's memory as the cache stores it, when pickled while the build waited."""
         self.forget()
 
     def forget(self) -> None:
         """Start with no caches (and after an unexpected error: the next build starts afresh)."""
+        self._stored_memory = None
+        self._dumps_taken = 0
+        """Dumps whose parse the last build took from the cache folder (``BuildResult``)."""
         self.tree = OutputTree(self.output, keep_spare=self.keep_spare, waiting=self._waiting)
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
         self.static: FileCache[bytes] = FileCache(static_bytes)
@@ -191,7 +196,7 @@ class Builder:
             self.progress.finish()
         if key is not None and result.ok:
             result = self._store(key, result, stopwatch)
-        return replace(result, timings=stopwatch.timings())
+        return replace(result, timings=stopwatch.timings(), stored_dumps=self._dumps_taken)
 
     def _cache_key(self) -> StoredKey:
         """What the stored memory depends on beyond the inputs it checks itself (store.py):
@@ -210,15 +215,27 @@ class Builder:
                             str(self.output.resolve()), self.site_url or ""])
 
     def _restore(self, key: StoredKey, stopwatch: Stopwatch) -> None:
-        """Take back the memory of the last build from the cache folder, if it fits."""
+        """Take back the output's manifest from the cache folder, if it fits; the memory is
+        taken back once the catalog is made (``_take_memory``)."""
         assert self.cache is not None
         self._restored = True
+        stored = store.load(self.cache, key)
+        manifest = stored.take() if stored is not None else None
+        if isinstance(manifest, dict):
+            self.tree.trust(store.live_files(self.output, manifest))
+            self._stored_memory = stored
+        stopwatch.lap("cache read")
+
+    def _take_memory(self, stopwatch: Stopwatch) -> None:
+        """Take back the memory of the last build, if ``_restore`` found one: after the
+        ``_Ahead`` process forked, which needs only the catalog and the output's manifest."""
+        stored, self._stored_memory = self._stored_memory, None
+        if stored is None:
+            return
         with _collector_paused():  # hundreds of thousands of objects, no cycles: 3.9 -> 1.4 s
-            stored = store.load(self.cache, key)  # at 10,000 papers
-        if stored is not None and len(stored) == 2 and isinstance(stored[0], _Stored) \
-                and isinstance(stored[1], dict):
-            self.memory, self.fragments = stored[0].memory, stored[0].fragments
-            self.tree.trust(store.live_files(self.output, stored[1]))
+            memory = stored.take()  # at 10,000 papers
+        if isinstance(memory, _Stored):
+            self.memory, self.fragments = memory.memory, memory.fragments
         stopwatch.lap("cache read")
 
     def _store(self, key: StoredKey, result: BuildResult, stopwatch: Stopwatch) -> BuildResult:
@@ -230,7 +247,7 @@ class Builder:
         manifest = {name: (live[name], stat) for name, stat in stats.items()}
         with _collector_paused():
             memory = self._pickled or store.pickled(_Stored(self.memory, self.fragments))
-            problem = store.save(self.cache, key, [memory, store.pickled(manifest)])
+            problem = store.save(self.cache, key, [store.pickled(manifest), memory])
         stopwatch.lap("cache write")
         if problem is None:
             return result
@@ -313,7 +330,7 @@ class Builder:
         """Every stage before rendering: the plan (None on error), diagnostics, re-read dumps.
 
         ``on_catalog`` is told the catalog (with the diagnostics so far) as soon as it is made,
-        before routes are planned."""
+        before the memory stored by the last build is taken back and routes are planned."""
         stopwatch = stopwatch or Stopwatch()
         content = self.project / CONTENT_DIR
         if not content.is_dir():
@@ -331,10 +348,12 @@ class Builder:
         if not self.keep_spare:
             self.dumps = self._dump_cache()  # a one-shot build reads each dump once,
             fold.cache_clear()  # and folds each abstract once, to merge (24 MB at 10k papers)
-        catalog, changes = intern_catalog(catalog, self.memory.catalog)
         if on_catalog is not None:
             on_catalog(config, catalog, build_time,
                        settle(diagnostics + found + more, curation, unused=False))
+        stopwatch.lap("catalog")
+        self._take_memory(stopwatch)
+        catalog, changes = intern_catalog(catalog, self.memory.catalog)
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
         routes, last = (plan_routes(catalog, pages, config.recent_papers, config.page_size)
@@ -374,6 +393,7 @@ class Builder:
         """Parsed dumps, from the cache where a file did not change."""
         files = dump_folder(content, refused)
         entries, reread = self.dumps.load([(s, p) for s, p in files if is_dump(p)], changed)
+        self._dumps_taken = self.dumps.taken
         diagnostics += [warning(shown, 0, f"not read: dumps are {DUMP_SUFFIX} files (rename it "
                                           f"to {path.stem}{DUMP_SUFFIX} if it is one)", "not-a-dump")
                         for shown, path in files if path.suffix not in (DUMP_SUFFIX, ".md")]

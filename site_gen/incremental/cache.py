@@ -68,6 +68,8 @@ class FileCache(Generic[T]):
         """Parses kept on disk (a one-shot build's cache folder): a file whose parse is there
         is not parsed again, and each parse made is put there."""
         self._entries: dict[str, Cached[T]] = {}
+        self.taken = 0
+        """How many files the last ``load`` took the parse of from ``stored``."""
 
     def load(self, files: Iterable[tuple[str, Path]], hinted: Collection[str] = ()
              ) -> tuple[dict[str, Cached[T]], list[str]]:
@@ -89,11 +91,14 @@ class FileCache(Generic[T]):
                 entries[shown] = None  # read below; the place keeps the files' order
                 wanted.append((shown, path, info.st_size))
         parsed: list[str] = []
+        self.taken = 0
         for (shown, _, _), read in zip(wanted, self._read_all(wanted)):
             if read is None:  # gone since it was listed
                 del entries[shown]
                 continue
-            if read.parsed is not None and not read.stored:
+            if read.stored:
+                self.taken += 1
+            elif read.parsed is not None:
                 parsed.append(shown)
             entries[shown] = self._entry(shown, read)
         self._entries = {shown: entry for shown, entry in entries.items() if entry is not None}
