@@ -214,6 +214,16 @@ def test_fold_equals_its_plain_definition_and_plain_text_keeps_every_letter(text
     assert_letters_kept(text, plain_text(text))
 
 
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet="\\${}~()[]^_ aZ1.\n", max_size=40))
+def test_latex_islands_are_the_regexs_own_matches(text: str) -> None:
+    """``_islands`` tries the island regex only where one can start; it must find exactly
+    what ``finditer`` finds, look-behinds included."""
+    from site_gen.util.text import _LATEX_ISLAND, _islands
+    assert [(m.span(), m.groupdict()) for m in _islands(text)] == [
+        (m.span(), m.groupdict()) for m in _LATEX_ISLAND.finditer(text)]
+
+
 def test_fold_treats_every_ascii_character_as_the_regex_did() -> None:
     from site_gen.util.text import fold
     for code in range(128):
