@@ -265,3 +265,62 @@ def test_the_cache_belongs_to_one_output_and_one_theme(make_project) -> None:
     write_files(project, {"templates/partials/extra.html": "unused\n"})
     result = cached_build(project)
     assert result.ok and result.rendered == result.pages
+
+
+def test_a_build_again_stages_only_what_changed_into_the_spare_it_kept(
+        make_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the cache, the previous site stays beside the output as the spare, with its
+    manifest: a build again links into it only the files the last build changed, not every
+    file it keeps; without the cache the previous site is deleted as before."""
+    from site_gen.write import tree as tree_module
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    assert cached_build(project).ok
+    first = cached_build(project)  # over its own output: the first site becomes the spare
+    assert first.ok and first.written is not None and first.written.changed == ()
+    spare = project / "._site.staging"
+    assert read_tree(spare) == read_tree(project / "_site")
+    linked: list[str] = []
+    link = tree_module._link_into_spare
+    monkeypatch.setattr(tree_module, "_link_into_spare",
+                        lambda output, staging, manifest, name, *rest: (
+                            linked.append(name), link(output, staging, manifest, name, *rest))[1])
+    (project / "content/dumps/a.txt").write_text(listing_dump("Ann Lee", ANN[:-1]),
+                                                  encoding="utf-8")
+    edited = cached_build(project)
+    assert edited.ok and edited.written is not None and edited.written.changed
+    kept = len(read_tree(project / "_site")) - len(edited.written.changed)
+    assert linked == [] and kept > 10  # the spare held every file kept
+    again = cached_build(project)  # the spare now lacks what the edit changed: those only
+    assert again.ok and set(linked) <= set(edited.written.changed) | set(edited.written.removed)
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
+    assert main(["build", "--quiet", "--no-cache", "--project", str(project)]) == 0
+    assert not spare.exists()
+
+
+@pytest.mark.parametrize("damage", ["replaced", "removed", "folder removed", "folder emptied"])
+def test_a_spare_changed_by_hand_is_not_trusted(make_project, tmp_path: Path,
+                                                damage: str) -> None:
+    """A file of the kept spare replaced or removed, or the spare gone or emptied: a build
+    again still writes exactly a clean build's site."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    assert cached_build(project).ok and cached_build(project).ok
+    spare = project / "._site.staging"
+    page = spare / "assets/site.css"  # the same in every build: never staged again
+    if damage == "replaced":
+        page.unlink()
+        page.write_text("<p>not what the manifest says</p>\n", encoding="utf-8")
+    elif damage == "removed":
+        page.unlink()
+    elif damage == "folder removed":
+        shutil.rmtree(spare)
+    else:
+        shutil.rmtree(spare)
+        spare.mkdir()
+    (project / "content/dumps/a.txt").write_text(listing_dump("Ann Lee", ANN[:-1]),
+                                                  encoding="utf-8")
+    assert cached_build(project).ok
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
+    assert cached_build(project).ok  # and the build after that, from the spare it left
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
