@@ -379,7 +379,7 @@ def test_a_build_again_forks_ahead_before_it_takes_back_the_memory(
                         lambda self, *args: (events.append("fork"), start(self, *args))[1])
     again = Builder(project, cache=cache).build()
     assert again.ok and again.rendered == 0
-    assert events == ["tuple", "fork", "_Stored"]  # the manifests, then the memory
+    assert events == ["dict", "fork", "_Stored"]
 
 
 def test_a_build_failing_after_it_went_ahead_leaves_the_output(make_project,

@@ -146,13 +146,7 @@ class Builder:
         self._stored_memory = None
         self._dumps_taken = 0
         """Dumps whose parse the last build took from the cache folder (``BuildResult``)."""
-        self.tree = OutputTree(self.output, keep_spare=self.keep_spare or self.cache is not None,
-                               waiting=self._waiting, remember=self.keep_spare)
-        """With a cache folder, the previous site stays beside the output as the spare, and
-        its manifest is stored: the next ``site-gen build`` stages only what changed."""
-        self._found: dict[str, tuple[bytes | None, store.Stat]] = {}
-        """The output's files as the cache's manifest and a stat found them (``_restore``),
-        or as the last build stored them: after a swap, the spare's."""
+        self.tree = OutputTree(self.output, keep_spare=self.keep_spare, waiting=self._waiting)
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
         self.static: FileCache[bytes] = FileCache(static_bytes)
         self.page_files: FileCache[bytes] = FileCache(keep_bytes)
@@ -226,15 +220,9 @@ class Builder:
         assert self.cache is not None
         self._restored = True
         stored = store.load(self.cache, key)
-        manifests = stored.take() if stored is not None else None
-        if isinstance(manifests, tuple) and len(manifests) == 2 \
-                and isinstance(manifests[0], dict) and isinstance(manifests[1], dict):
-            self._found = store.checked_files(self.output, manifests[0])
-            spare = (store.checked_files(self.tree.spare_folder(), manifests[1], read=False)
-                     if manifests[1] else None)
-            self.tree.trust({name: want for name, (want, _) in self._found.items()},
-                            None if spare is None else
-                            {name: want for name, (want, _) in spare.items()})
+        manifest = stored.take() if stored is not None else None
+        if isinstance(manifest, dict):
+            self.tree.trust(store.live_files(self.output, manifest))
             self._stored_memory = stored
         stopwatch.lap("cache read")
 
@@ -257,12 +245,9 @@ class Builder:
         live = self.tree.digests()
         stats = store.file_stats(self.output, live)
         manifest = {name: (live[name], stat) for name, stat in stats.items()}
-        before, self._found = self._found, manifest  # the spare is the output found before
-        spare = {name: before[name] for name, want in self.tree.spare_digests().items()
-                 if want is not None and name in before and before[name][0] == want}
         with _collector_paused():
             memory = self._pickled or store.pickled(_Stored(self.memory, self.fragments))
-            problem = store.save(self.cache, key, [store.pickled((manifest, spare)), memory])
+            problem = store.save(self.cache, key, [store.pickled(manifest), memory])
         stopwatch.lap("cache write")
         if problem is None:
             return result

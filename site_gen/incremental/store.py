@@ -181,23 +181,14 @@ def live_files(root: Path, stored: Mapping[str, tuple[bytes | None, Stat]]
     the file's stat is what it was then, or where the file's bytes still give that digest (an
     output folder restored from a CI cache has new inodes and times); None (bytes unknown: the
     page is rendered again) where the file changed. Gone files are left out."""
-    return {name: want for name, (want, _) in checked_files(root, stored).items()}
-
-
-def checked_files(root: Path, stored: Mapping[str, tuple[bytes | None, Stat]],
-                  read: bool = True) -> dict[str, tuple[bytes | None, Stat]]:
-    """``live_files``, with each file's stat as found now. Without ``read``, a file whose
-    stat changed is not read: its bytes are unknown (the spare folder, whose files a build
-    hard-links again anyway)."""
     now = file_stats(root, stored)
-    found: dict[str, tuple[bytes | None, Stat]] = {}
+    live: dict[str, bytes | None] = {}
     for name, (want, stat) in stored.items():
-        current = now.get(name)
-        if current is not None:
-            same = current == stat or (read and current[0] == stat[0]
-                                       and _digest_of(root / name) == want)
-            found[name] = (want if same else None, current)
-    return found
+        found = now.get(name)
+        if found is not None:
+            live[name] = want if found == stat or (found[0] == stat[0]
+                                                   and _digest_of(root / name) == want) else None
+    return live
 
 
 def _digest_of(path: Path) -> bytes | None:

@@ -135,14 +135,9 @@ class OutputTree:
     """One output folder and its spare, with what this process knows each of them holds."""
 
     def __init__(self, output: Path, keep_spare: bool = True,
-                 waiting: Callable[[], None] | None = None, remember: bool | None = None) -> None:
+                 waiting: Callable[[], None] | None = None) -> None:
         self.output = output
         self.keep_spare = keep_spare
-        """Keep the previous site as the spare after a swap, rather than deleting it."""
-        self.remember = keep_spare if remember is None else remember
-        """Keep the small files a build stages for the next build in this process
-        (``Staging.remember``): a tree kept alive (watch mode) does; a one-shot build that
-        keeps its spare for the next process (``trust``) does not."""
         self.waiting = waiting
         """Called when another process is writing this output and this one must wait for it
         (``writing_lock``)."""
@@ -162,27 +157,11 @@ class OutputTree:
         """Digests of the output's files, as far as this process knows them (maybe none)."""
         return self.live if self.trusted() and self.live is not None else {}
 
-    def trust(self, live: Manifest, spare: Manifest | None = None) -> None:
-        """Take ``live`` as what the output holds now, and ``spare`` (if given) as what the
-        spare folder holds: manifests an earlier process left and the caller checked against
-        the files (incremental/store.py). With a spare, the next build stages only the names
-        under which the two differ."""
-        self.live, self.behind = dict(live), None
-        self.spare = None
-        if spare is not None and self.spare_folder().is_dir() \
-                and not self.spare_folder().is_symlink():
-            self.spare = dict(spare)
-            self.behind = {name for name, want in self.live.items()
-                           if want is None or self.spare.get(name) != want}
+    def trust(self, live: Manifest) -> None:
+        """Take ``live`` as what the output holds now: a manifest an earlier process left and
+        the caller checked against the files (incremental/store.py)."""
+        self.live, self.spare, self.behind = dict(live), None, None
         self._identity = self._identify()
-
-    def spare_folder(self) -> Path:
-        """The spare folder beside the output (``.<name>.staging``)."""
-        return staging_paths(self.output)[0]
-
-    def spare_digests(self) -> Mapping[str, bytes | None]:
-        """Digests of the spare's files, as far as this process knows them (maybe none)."""
-        return self.spare if self.trusted() and self.spare is not None else {}
 
     def trusted(self) -> bool:
         """True when the folders are still the ones this process last wrote."""
@@ -288,7 +267,7 @@ class OutputTree:
         parts, self._parts = self._parts, {}
         return Staging(_Trees(self.output, staging, live, spare), spare_dirs,
                        existed=self.output.exists(), previous=previous,
-                       remember=self.remember, previous_parts=parts,
+                       remember=self.keep_spare, previous_parts=parts,
                        behind=behind if trusted else None)
 
     def _finish(self, staging: Staging) -> None:
