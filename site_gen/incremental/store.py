@@ -97,20 +97,8 @@ def stamp(parts: Iterable[bytes | str]) -> StoredKey:
 def load(folder: Path, key: StoredKey) -> Stored | None:
     """The objects stored under ``key``, to take back in order (``Stored.take``); None when
     there is none, or not whole, or another's."""
-    try:
-        data = (folder / STORE_FILE).read_bytes()
-    except OSError:
-        return None
-    head = len(FORMAT) + 2 * DIGEST_SIZE
-    if len(data) < head or not data.startswith(FORMAT):
-        return None
-    found_key = data[len(FORMAT):len(FORMAT) + DIGEST_SIZE]
-    found_digest = data[len(FORMAT) + DIGEST_SIZE:head]
-    payload = memoryview(data)[head:]
-    if found_key != key or hashlib.blake2b(payload, digest_size=DIGEST_SIZE).digest() \
-            != found_digest:
-        return None
-    return Stored(data, head)
+    found = _read_sealed(folder / STORE_FILE, FORMAT + key)
+    return None if found is None else Stored(*found)
 
 
 class Stored:
@@ -143,22 +131,45 @@ def pickled(value: object) -> bytes:
 def save(folder: Path, key: StoredKey, parts: Sequence[bytes]) -> str | None:
     """Store the objects ``parts`` hold (each ``pickled``) under ``key``, replacing the last
     store at once; why not, if it failed."""
+    try:
+        folder.mkdir(exist_ok=True)
+        _write_sealed(folder / STORE_FILE, FORMAT + key, parts)
+    except OSError as exc:
+        return f"{exc.filename or folder}: {exc.strerror}"
+    return None
+
+
+def _write_sealed(path: Path, head: bytes, parts: Sequence[bytes]) -> None:
+    """Write ``head``, a digest of ``parts``, then ``parts`` to a side file and put it in
+    place in one step (a reader never sees part of it); raises OSError, leaving no side file."""
     made = hashlib.blake2b(digest_size=DIGEST_SIZE)
     for part in parts:
         made.update(part)
-    check = made.digest()
-    side = folder / f".{STORE_FILE}.{os.getpid()}"
+    side = path.with_name(f".{path.name}.{os.getpid()}")
     try:
-        folder.mkdir(exist_ok=True)
         with open(side, "wb") as out:
-            out.write(FORMAT + key + check)
+            out.write(head + made.digest())
             for part in parts:
                 out.write(part)
-        os.replace(side, folder / STORE_FILE)
-    except OSError as exc:
-        side.unlink(missing_ok=True)
-        return f"{exc.filename or folder}: {exc.strerror}"
-    return None
+        os.replace(side, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            side.unlink()
+        raise
+
+
+def _read_sealed(path: Path, head: bytes) -> tuple[bytes, int] | None:
+    """A file ``_write_sealed`` wrote with ``head``: its bytes and where the parts start;
+    None when there is none, or it is not whole, or its head is another."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    start = len(head) + DIGEST_SIZE
+    if len(data) < start or not data.startswith(head) or hashlib.blake2b(
+            memoryview(data)[start:], digest_size=DIGEST_SIZE).digest() != data[len(head):start]:
+        return None
+    return data, start
 
 
 def file_stats(root: Path, names: Iterable[str]) -> dict[str, Stat]:
@@ -224,31 +235,15 @@ class ParsedFiles:
 
     def read(self, shown: str, found: bytes) -> bytes | None:
         """The pickled parse stored for these bytes under that name, if whole."""
-        try:
-            data = (self.folder / self.name(shown, found)).read_bytes()
-        except OSError:
-            return None
-        head = len(PARSED_FORMAT) + DIGEST_SIZE
-        if not data.startswith(PARSED_FORMAT) or hashlib.blake2b(
-                memoryview(data)[head:], digest_size=DIGEST_SIZE).digest() != data[len(PARSED_FORMAT):head]:
-            return None
-        return data[head:]
+        sealed = _read_sealed(self.folder / self.name(shown, found), PARSED_FORMAT)
+        return None if sealed is None else sealed[0][sealed[1]:]
 
     def write(self, shown: str, found: bytes, pickled_parse: bytes) -> None:
         """Store a pickled parse (in one step: a reader never sees part of it); a failure
         only means the next build parses the file again."""
-        target = self.folder / self.name(shown, found)
-        side = self.folder / f".{target.name}.{os.getpid()}"
-        check = hashlib.blake2b(pickled_parse, digest_size=DIGEST_SIZE).digest()
-        try:
+        with contextlib.suppress(OSError):
             self.folder.mkdir(parents=True, exist_ok=True)
-            with open(side, "wb") as out:
-                out.write(PARSED_FORMAT + check)
-                out.write(pickled_parse)
-            os.replace(side, target)
-        except OSError:
-            with contextlib.suppress(OSError):
-                side.unlink()
+            _write_sealed(self.folder / self.name(shown, found), PARSED_FORMAT, [pickled_parse])
 
     def keep_only(self, files: Iterable[tuple[str, bytes]]) -> None:
         """Delete every stored parse but those of ``files`` ((shown, digest) pairs)."""
