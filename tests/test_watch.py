@@ -4,10 +4,15 @@ and a real watchdog observer (atomic-rename saves, bursts of events)."""
 from __future__ import annotations
 
 import errno
+import functools
+import itertools
 import os
+import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path, PurePath
+from types import FrameType
 
 import pytest
 from conftest import abstract, listing_dump, read_tree
@@ -218,6 +223,45 @@ def test_queue_get_returns_when_closed() -> None:
     started = time.monotonic()
     assert queue.get(timeout=5) is None
     assert time.monotonic() - started < 2
+
+
+def _interrupted_at_line(step: int, call: Callable[[], object]) -> bool:
+    """Run ``call`` with KeyboardInterrupt raised at its ``step``-th line (counting the lines
+    of every function it calls), as Ctrl-C's handler raises it; False if it ran to the end."""
+    lines = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Callable[..., object]:
+        nonlocal lines
+        if event == "line":
+            lines += 1
+            if lines == step:
+                raise KeyboardInterrupt
+        return trace
+
+    sys.settrace(trace)
+    try:
+        call()
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(None)
+    return False
+
+
+def test_ctrl_c_anywhere_in_the_build_loops_wait_leaves_the_queue_usable() -> None:
+    """``serve`` stops on Ctrl-C by KeyboardInterrupt, raised wherever its loop is waiting
+    for edits; what the session does then (close the queue, ask it once more) must work. A
+    ``Condition`` waited on there was left released mid-``wait`` by an interrupt at the
+    wrong line, and the session ended in "cannot release un-acquired lock"."""
+    for step in itertools.count(1):
+        queue = ChangeQueue(LAYOUT)
+        queue.put(str(P / "content/dumps/a.txt"))  # due in 0.15 s: get waits
+        interrupted = _interrupted_at_line(step, functools.partial(queue.get, timeout=0.05))
+        queue.close()
+        assert queue.pending() and queue.get(timeout=5) is None
+        if not interrupted:
+            break
+    assert step > 5
 
 
 def test_describe_lists_a_few_paths_relative_to_the_project() -> None:

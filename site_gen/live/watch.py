@@ -21,8 +21,8 @@ from __future__ import annotations
 import enum
 import errno
 import os
+import queue
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -154,51 +154,70 @@ class Debouncer:
 
 
 class ChangeQueue:
-    """A Debouncer shared by the watcher's threads and the build loop."""
+    """Changes noted by the watcher's threads, batched for the build loop.
+
+    The watcher's threads only put into a ``SimpleQueue``; the build loop alone moves them
+    into its Debouncer, so no lock is held while it waits. Ctrl-C raises KeyboardInterrupt
+    in that loop wherever it is: a ``Condition`` waited on there could be left released
+    mid-``wait``, and leaving its ``with`` then failed with "cannot release un-acquired
+    lock" instead of ending the session.
+    """
 
     def __init__(self, layout: Layout, debouncer: Debouncer | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.layout = layout
         self._debouncer = debouncer or Debouncer()
         self._clock = clock
-        self._ready = threading.Condition()
+        self._inbox: queue.SimpleQueue[tuple[str, ChangeKind, float, bool] | None] = \
+            queue.SimpleQueue()
         self._closed = False
 
     def put(self, path: str, settled: bool = False) -> None:
         """Classify and note one changed path (any thread); ``settled`` as in Debouncer.add."""
         kind = classify(path, self.layout)
-        if kind is ChangeKind.IGNORED:
-            return
-        with self._ready:
-            self._debouncer.add(path, kind, self._clock(), settled)
-            self._ready.notify_all()
+        if kind is not ChangeKind.IGNORED:
+            self._inbox.put((path, kind, self._clock(), settled))
 
     def get(self, timeout: float | None = None) -> dict[str, ChangeKind] | None:
-        """Block until a batch is due and return it; None on timeout or when closed."""
+        """Block until a batch is due and return it; None on timeout or when closed.
+        The build loop's side: one thread only."""
         deadline = None if timeout is None else self._clock() + timeout
-        with self._ready:
-            while not self._closed:
-                now = self._clock()
-                wait = self._debouncer.wait_time(now)
-                if wait == 0:
-                    return self._debouncer.take()
-                left = None if deadline is None else deadline - now
-                if left is not None and left <= 0:
-                    return None
-                self._ready.wait(min(w for w in (wait, left, 1.0) if w is not None))
+        self._take_inbox(block=0.0)
+        while not self._closed:
+            now = self._clock()
+            wait = self._debouncer.wait_time(now)
+            if wait == 0:
+                return self._debouncer.take()
+            left = None if deadline is None else deadline - now
+            if left is not None and left <= 0:
+                return None
+            self._take_inbox(block=min((w for w in (wait, left) if w is not None), default=None))
         return None
 
     def pending(self) -> bool:
         """True when changes wait to be built (or the queue is closed): a build loop's
-        housekeeping should give way."""
-        with self._ready:
-            return self._closed or bool(self._debouncer.changes)
+        housekeeping should give way. The build loop's side, as ``get``."""
+        self._take_inbox(block=0.0)
+        return self._closed or bool(self._debouncer.changes)
 
     def close(self) -> None:
-        """Wake and end any ``get``."""
-        with self._ready:
-            self._closed = True
-            self._ready.notify_all()
+        """Wake and end any ``get`` (any thread)."""
+        self._closed = True
+        self._inbox.put(None)
+
+    def _take_inbox(self, block: float | None) -> None:
+        """Move every noted change into the debouncer, first waiting up to ``block`` seconds
+        (None: until one comes) for one."""
+        try:
+            noted = self._inbox.get(timeout=block) if block != 0 else self._inbox.get_nowait()
+            while True:
+                if noted is None:
+                    self._closed = True
+                else:
+                    self._debouncer.add(*noted)
+                noted = self._inbox.get_nowait()
+        except queue.Empty:
+            pass
 
 
 class _Handler(FileSystemEventHandler):
