@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ import site_gen.incremental.builder as build_module
 from site_gen.cli import main
 from site_gen.incremental.builder import Builder
 from site_gen.util.text import esc
-from site_gen.write.tree import MARKER
+from site_gen.write.tree import MARKER, Staging
 
 GOOD = {"content/dumps/a.txt": listing_dump("Ann Lee", [
     (2024, "Tail Batching for Synchronous RL", abstract("tail batching"), ["cs.LG"]),
@@ -380,6 +381,45 @@ def test_a_build_again_forks_ahead_before_it_takes_back_the_memory(
     again = Builder(project, cache=cache).build()
     assert again.ok and again.rendered == 0
     assert events == ["dict", "fork", "_Stored"]
+
+
+def test_a_build_keeps_its_pages_while_the_process_ahead_works_and_stops_it_to_start_again(
+        make_project, tmp_path: Path, ahead: list[object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build again links the pages it reuses into the staging while the process ahead
+    still makes the files beside the pages (not after: that process is what the build
+    waits for). If the output turns out to have changed behind the build's back
+    (StaleOutput), the build renders afresh into a new staging, and only once that process
+    is stopped: it must not go on writing into a staging folder made again."""
+    monkeypatch.setattr(build_module.os, "cpu_count", lambda: 2)
+    project = make_project(GOOD)
+    cache = project / ".site-gen-cache"
+    assert Builder(project, cache=cache).build().ok
+    parent, stream = os.getpid(), build_module.catalog_file_stream
+
+    def slow_in_the_child(*args: object, **kwargs: object) -> object:
+        if os.getpid() != parent:
+            time.sleep(3)
+        return stream(*args, **kwargs)
+
+    monkeypatch.setattr(build_module, "catalog_file_stream", slow_in_the_child)
+    keep, take, seen = build_module.Staging.keep, build_module.Builder._take_ahead, []
+
+    def stale_once(self: Staging, names: object) -> None:
+        seen.append(("keep", [a._process is not None and a._process.is_alive()  # type: ignore[attr-defined]
+                              for a in ahead]))
+        if len(seen) == 1:
+            raise build_module.StaleOutput("changed outside this build")
+        keep(self, names)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build_module.Staging, "keep", stale_once)
+    monkeypatch.setattr(build_module.Builder, "_take_ahead",
+                        lambda *args: (seen.append(("take", [])), take(*args))[1])
+    again = Builder(project, cache=cache).build()
+    assert again.ok and len(ahead) == 2
+    # kept while it worked (its files not yet taken); stopped before the build started again
+    assert seen == [("keep", [False, True]), ("keep", [False, False])]
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
 
 
 def test_a_build_failing_after_it_went_ahead_leaves_the_output(make_project,
