@@ -493,12 +493,13 @@ class Builder:
                         else (None, ()))  # files beside the pages only when they are all known
                 memory = (self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
                                             rendered, made) if self.remember else self.memory)
+                if waiting is not None:  # pages rendered here while ``ahead``'s process
+                    self._store_early(memory, stopwatch)  # works: the cache is pickled,
                 staging.keep(sorted((names - rendered.keys()) | (kept_files - files)))
-                if waiting is not None:  # pages rendered and kept here while ``ahead``'s
-                    stopwatch.lap("write")  # process worked: a build again after a small
-                    self._store_early(memory, stopwatch)  # edit then links 11,854 pages
-                    self._take_ahead(waiting, staging, taken)  # into the staging meanwhile
-                    stopwatch.lap("site files")  # (10,000 papers), not after it
+                if waiting is not None:  # and the pages reused linked into the staging,
+                    stopwatch.lap("write")  # before this build waits for that process
+                    self._take_ahead(waiting, staging, taken)  # (11,854 of them after a
+                    stopwatch.lap("site files")  # small edit at 10,000 papers)
         except _Clash as clash:
             return BuildResult(tuple(sorted_diagnostics(diagnostics + clash.diagnostics)),
                                catalog=plan.catalog, reread=reread)
