@@ -10,7 +10,9 @@ writes), then alternates: edit one dump (site-gen: a new record appended to
 the first listing dump, edit (c) of benchmarks/rebuild.py; Hugo: one new page) and time a
 second build over the existing output. Outputs are moved aside into --work/graveyard, deleted
 when the run ends, and the file system is synced before each timed command (see ``settle``).
-Wall time comes from wait4() on each child process; memory is the peak, over samples taken
+Wall time comes from wait4() on each child process, and so do its user and system CPU times
+(the system time, mostly the file system's, is what swings from run to run on a noisy machine;
+the user time follows the code); memory is the peak, over samples taken
 every 20 ms, of the summed PSS of the child and every process it forked (its workers), read
 from /proc/PID/smaps_rollup (``TreeMemory``): a worker's memory shared with its parent is
 counted once. It prints medians and the ratios site-gen / Hugo, and our output's bytes and
@@ -31,7 +33,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from site_weight import table, weigh
@@ -47,6 +49,11 @@ class Run:
     seconds: float
     peak_pss_mb: float
     """Peak of the summed PSS of the process and all its descendants (``TreeMemory``)."""
+    user_seconds: float = 0.0
+    sys_seconds: float = 0.0
+    """CPU time of the process and the children it waited for (``wait4``): user time moves
+    with the code, system time mostly with the file system, which on a noisy machine swings
+    the wall time by seconds from run to run."""
 
 
 class TreeMemory:
@@ -119,7 +126,7 @@ def timed(command: list[str], cwd: Path | None = None, timeout: float = 3600) ->
     memory = TreeMemory(process.pid)
     deadline = started + timeout
     while True:
-        pid, status, _ = os.wait4(process.pid, os.WNOHANG)
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
         if pid:
             break
         if time.perf_counter() > deadline:
@@ -134,7 +141,7 @@ def timed(command: list[str], cwd: Path | None = None, timeout: float = 3600) ->
         error = errors.read().decode(errors="replace")[-2000:]
         raise RuntimeError(f"{' '.join(command)} failed:\n{error}")
     errors.close()
-    return Run(seconds, peak)
+    return Run(seconds, peak, usage.ru_utime, usage.ru_stime)
 
 
 def ensure_hugo() -> str | None:
@@ -242,7 +249,12 @@ def copy_floor(out: Path, work: Path) -> Run:
 
 
 def median(runs: list[Run]) -> Run:
-    return Run(statistics.median(r.seconds for r in runs), statistics.median(r.peak_pss_mb for r in runs))
+    """Each figure's median over the runs (not one run's figures)."""
+    return Run(*(statistics.median(getattr(r, f.name) for r in runs) for f in fields(Run)))
+
+
+def cpu(run: dict[str, float]) -> str:
+    return f"CPU {run['user_seconds']:.1f} s user, {run['sys_seconds']:.1f} s system"
 
 
 def bench_size(n: int, args: argparse.Namespace, hugo: str | None) -> dict[str, object]:
@@ -291,16 +303,18 @@ def report(result: dict[str, object]) -> str:
     floor = result["copy_floor"]["seconds"]
     full = ours["full"]["seconds"]
     lines.append(f"  site-gen full build   {full:7.2f} s  {ours['full']['peak_pss_mb']:7.0f} MB  "
-                 f"{result['html_pages'] / full:8.0f} pages/s  ({full / floor:.1f}x the cp -r floor of {floor:.2f} s)")
+                 f"{result['html_pages'] / full:8.0f} pages/s  ({full / floor:.1f}x the cp -r floor of {floor:.2f} s)"
+                 f"  {cpu(ours['full'])}")
     again = ours["rebuild"]["seconds"]
     lines.append(f"  site-gen build again  {again:7.2f} s  after a record appended to a dump "
-                 f"({100 * again / full:.0f}% of a full build)")
+                 f"({100 * again / full:.0f}% of a full build)  {cpu(ours['rebuild'])}")
     if "hugo" in result:
         theirs = result["hugo"]
         hfull = theirs["full"]["seconds"]
         lines.append(f"  hugo full build       {hfull:7.2f} s  {theirs['full']['peak_pss_mb']:7.0f} MB  "
-                     f"{result['html_pages'] / hfull:8.0f} pages/s")
-        lines.append(f"  hugo build again      {theirs['rebuild']['seconds']:7.2f} s  after a page added")
+                     f"{result['html_pages'] / hfull:8.0f} pages/s  {cpu(theirs['full'])}")
+        lines.append(f"  hugo build again      {theirs['rebuild']['seconds']:7.2f} s  after a page added"
+                     f"  {cpu(theirs['rebuild'])}")
         lines.append(f"  ratio site-gen/hugo   time {full / hfull:.2f}x   peak PSS (tree) "
                      f"{ours['full']['peak_pss_mb'] / theirs['full']['peak_pss_mb']:.2f}x   "
                      f"rebuild {ours['rebuild']['seconds'] / theirs['rebuild']['seconds']:.2f}x")
