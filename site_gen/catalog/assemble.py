@@ -43,7 +43,7 @@ def build_catalog(dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, l
     drafts, diagnostics = settled(groups, drafts, names, curation, diagnostics)
     ordered = sorted(drafts, key=id_order)
     ids = author_ids(author_keys(drafts, dumps, names), names)
-    papers = [with_author_ids(replace(draft, id=slug), ids)
+    papers = [with_ids(draft, slug, ids)
               for draft, slug in zip(ordered, unique_slugs(ordered))]
     authors = sorted_authors(make_author(author_id, inputs) for author_id, inputs
                              in author_inputs(papers, ids, dumps, names, curation))
@@ -429,10 +429,11 @@ def author_keys(papers: Iterable[Paper], dumps: Sequence[Dump], names: NameIndex
     return keys
 
 
-def with_author_ids(paper: Paper, ids: dict[str, str]) -> Paper:
-    """The paper with its authors' name keys replaced by their author ids."""
-    return replace(paper, author_ids=tuple(ids[k] for k in paper.author_ids),
-                   extra_author_ids=tuple(ids[k] for k in paper.extra_author_ids))
+def with_ids(draft: Paper, paper_id: str, ids: dict[str, str]) -> Paper:
+    """The draft with its id, and its authors' name keys replaced by their author ids (one
+    ``replace``: it costs as much as the rest of placing a paper)."""
+    return replace(draft, id=paper_id, author_ids=tuple(ids[k] for k in draft.author_ids),
+                   extra_author_ids=tuple(ids[k] for k in draft.extra_author_ids))
 
 
 AuthorInputs = tuple[str, tuple[str, ...], tuple[Profile, ...], AuthorEdit | None]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
-from dataclasses import replace
 from itertools import chain, compress
 from operator import itemgetter
 from typing import TypeVar
@@ -32,7 +31,7 @@ from site_gen.catalog.assemble import (
     settled,
     sorted_authors,
     unique_slugs,
-    with_author_ids,
+    with_ids,
 )
 from site_gen.incremental.grouping import Regrouping
 from site_gen.model import Author, Catalog, Dump, Paper, Record
@@ -113,7 +112,7 @@ class CatalogMemo:
         moved = {key for key, author_id in ids.items() if self.author_ids.get(key) != author_id}
         made = [hit if (hit is not None and hit[0] is draft and hit[1] == slug
                         and (not moved or moved.isdisjoint(draft.all_author_ids)))
-                else (draft, slug, with_author_ids(replace(draft, id=slug), ids))
+                else (draft, slug, with_ids(draft, slug, ids))
                 for hit, draft, slug in zip(map(self.papers.get, map(id, ordered)), ordered, slugs)]
         self.papers = dict(zip(map(id, ordered), made))
         self.ordered, self.author_ids = ordered, ids
