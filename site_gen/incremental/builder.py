@@ -493,13 +493,16 @@ class Builder:
                         else (None, ()))  # files beside the pages only when they are all known
                 memory = (self.memory.after(plan.catalog, site, texts, tracked, plan.routes,
                                             rendered, made) if self.remember else self.memory)
-                if waiting is not None:  # pages rendered here while ``ahead``'s process
-                    self._store_early(memory, stopwatch)  # works: the cache is pickled,
+                # While ``ahead``'s process still works (``waiting``: the pages were rendered
+                # here), the cache is pickled, then the pages reused (11,854 after a small edit
+                # at 10,000 papers) are linked into the staging; only then does this build wait.
+                if waiting is not None:
+                    self._store_early(memory, stopwatch)
                 staging.keep(sorted((names - rendered.keys()) | (kept_files - files)))
-                if waiting is not None:  # and the pages reused linked into the staging,
-                    stopwatch.lap("write")  # before this build waits for that process
-                    self._take_ahead(waiting, staging, taken)  # (11,854 of them after a
-                    stopwatch.lap("site files")  # small edit at 10,000 papers)
+                if waiting is not None:
+                    stopwatch.lap("write")
+                    self._take_ahead(waiting, staging, taken)
+                    stopwatch.lap("site files")
         except _Clash as clash:
             return BuildResult(tuple(sorted_diagnostics(diagnostics + clash.diagnostics)),
                                catalog=plan.catalog, reread=reread)

@@ -673,8 +673,11 @@ def _link_into_spare(output: Path | str, staging: Path | str, spare: Manifest, n
     Paths are joined as strings: a rebuild outside watch mode links every file it keeps
     (19,000 at 10,000 papers), and ``Path`` objects cost more than the system calls."""
     _make_dirs(staging, os.path.dirname(name), made)
-    spare.pop(name, None)  # first: whatever happens next, the spare's file is unknown
-    if not _link(f"{output}/{name}", f"{staging}/{name}"):
+    target = f"{staging}/{name}"
+    if name in spare:  # as in ``Staging._write``: else nothing is there (or _link finds out)
+        del spare[name]  # first: whatever happens next, the spare's file is unknown
+        _clear(target)
+    if not _link(f"{output}/{name}", target):
         return False
     spare[name] = want
     return True
