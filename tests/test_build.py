@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from conftest import REPO, abstract, build, coauthor_dump, listing_dump, read_tr
 import site_gen.incremental.builder as build_module
 from site_gen.cli import main
 from site_gen.incremental.builder import Builder
+from site_gen.render import engine
 from site_gen.util.text import esc
 from site_gen.write.tree import MARKER, Staging
 
@@ -454,20 +456,31 @@ def test_if_the_process_ahead_fails_the_files_are_made_here(make_project, tmp_pa
     assert read_tree(tmp_path / "there") == read_tree(tmp_path / "here")
 
 
-def test_planning_pauses_the_collector_and_gives_it_back(make_project,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """build._collector_paused: off while the catalog and routes are made, then as it was."""
-    seen: list[bool] = []
-    plan = build_module.Builder.plan
+def test_a_build_and_the_processes_it_forks_run_without_the_collector(
+        make_project, tmp_path: Path, ahead: list[object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """build._collector_paused: off while the catalog and routes are made, while pages render
+    (here and in a worker) and while the process ahead makes its files; then as it was."""
+    notes = tmp_path / "notes"
 
-    def noted(self: object, *args: object, **kwargs: object) -> object:
-        seen.append(gc.isenabled())
-        return plan(self, *args, **kwargs)  # type: ignore[arg-type]
+    def noting(where: str, function: Callable[..., object]) -> Callable[..., object]:
+        def noted(*args: object, **kwargs: object) -> object:
+            with notes.open("a") as out:  # a forked process's note too
+                out.write(f"{where} {os.getpid()} {gc.isenabled()}\n")
+            return function(*args, **kwargs)
+        return noted
 
-    monkeypatch.setattr(build_module.Builder, "plan", noted)
+    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(build_module.Builder, "plan", noting("plan", build_module.Builder.plan))
+    monkeypatch.setattr(engine, "_render_one", noting("render", engine._render_one))
+    monkeypatch.setattr(build_module, "catalog_file_stream",
+                        noting("ahead", build_module.catalog_file_stream))
     project = make_project(GOOD)
-    assert gc.isenabled() and build(project).ok
-    assert seen == [False] and gc.isenabled()
+    assert gc.isenabled() and Builder(project, jobs=2).build().ok and gc.isenabled()
+    seen = [line.split() for line in notes.read_text().splitlines()]
+    assert len(ahead) == 1 and {where for where, _, _ in seen} == {"plan", "render", "ahead"}
+    assert {pid for where, pid, _ in seen if where == "ahead"} != {str(os.getpid())}
+    assert {pid for where, pid, _ in seen if where == "render"} - {str(os.getpid())}  # a worker
+    assert all(enabled == "False" for _, _, enabled in seen)
     gc.disable()  # as a watch session builds
     try:
         assert build(project).ok and not gc.isenabled()
