@@ -17,6 +17,7 @@ from conftest import REPO, abstract, build, coauthor_dump, listing_dump, read_tr
 import site_gen.incremental.builder as build_module
 from site_gen.cli import main
 from site_gen.incremental.builder import Builder
+from site_gen.model import Dump
 from site_gen.render import engine
 from site_gen.util.text import esc
 from site_gen.write.tree import MARKER, Staging
@@ -454,6 +455,25 @@ def test_if_the_process_ahead_fails_the_files_are_made_here(make_project, tmp_pa
     there = Builder(project, tmp_path / "there", jobs=2).build()
     assert len(ahead) == 1 and here.ok and there.ok
     assert read_tree(tmp_path / "there") == read_tree(tmp_path / "here")
+
+
+def test_a_build_frees_the_parsed_dumps_once_merged(make_project,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Builder.plan's one collection: each abstract pylatexenc parses leaves a reference cycle
+    with the frames of the call stack, merging's included, which hold every parsed dump; with
+    the collector off for the build, the dumps would stay until it ends."""
+    live: list[int] = []
+    intern = build_module.intern_catalog
+
+    def counting(*args: object) -> object:
+        live.append(sum(type(o) is Dump for o in gc.get_objects()))
+        return intern(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build_module, "intern_catalog", counting)
+    latex = abstract("fractions") + r" We bound it by $\frac{a}{b}$ and \textbf{b \emph{c}}."
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", [
+        (2024, "Fractions in Practice", latex, ["cs.LG"])])})
+    assert build(project).ok and live == [0]
 
 
 def test_a_build_and_the_processes_it_forks_run_without_the_collector(
