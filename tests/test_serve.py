@@ -326,3 +326,19 @@ def test_200_concurrent_connections_and_a_client_that_hangs_up(preview: Preview)
         statuses = list(pool.map(lambda _: preview.get("/pubs/")[0], range(200)))
     assert statuses == [200] * 200
     assert preview.get("/pubs/")[0] == 200
+
+
+def test_a_dropped_request_prints_no_traceback(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A browser reloading while a file is sent drops the connection: nothing is printed;
+    another error is still reported (socketserver's handle_error)."""
+    server = PreviewServer(("127.0.0.1", 0), tmp_path, LiveState("/"))
+    try:
+        for error in (BrokenPipeError(), ConnectionResetError(), TimeoutError(), ValueError("bug")):
+            try:
+                raise error
+            except Exception:  # noqa: BLE001 - handed to the server as socketserver does
+                server.handle_error(None, ("127.0.0.1", 1))
+    finally:
+        server.server_close()
+    err = capsys.readouterr().err
+    assert err.count("Traceback") == 1 and "ValueError: bug" in err

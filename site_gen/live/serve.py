@@ -20,6 +20,7 @@ import posixpath
 import re
 import secrets
 import socket
+import sys
 import threading
 from collections import deque
 from collections.abc import Sequence
@@ -124,6 +125,13 @@ class PreviewServer(ThreadingHTTPServer):
         if ":" in address[0]:
             self.address_family = socket.AF_INET6
         super().__init__(address, PreviewHandler)
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A browser that drops a request (a page reloading while a file is sent) is not an
+        error to show in the terminal; anything else is reported as socketserver does."""
+        if isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            return
+        super().handle_error(request, client_address)  # type: ignore[arg-type]
 
     @property
     def url(self) -> str:
