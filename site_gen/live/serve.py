@@ -237,17 +237,14 @@ class PreviewHandler(BaseHTTPRequestHandler):
         if not send_body:
             return
         live = self.server.live
-        try:
-            while not live.closed:
-                state, changed = live.since(seen)
-                if state.generation > seen:
-                    self.wfile.write(event_bytes(state, changed, live.session))
-                    seen = state.generation
-                elif not live.wait(seen, PING_SECONDS):
-                    self.wfile.write(b": ping\n\n")
-                self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError, TimeoutError):
-            pass
+        while not live.closed:  # until the page goes away (PreviewServer.handle_error)
+            state, changed = live.since(seen)
+            if state.generation > seen:
+                self.wfile.write(event_bytes(state, changed, live.session))
+                seen = state.generation
+            elif not live.wait(seen, PING_SECONDS):
+                self.wfile.write(b": ping\n\n")
+            self.wfile.flush()
 
 
 _LOOPBACK_NAMES = frozenset({"localhost", "::1"})
