@@ -24,6 +24,8 @@ NEW_PAPER = ("arXiv2025\n\nSpeculative Rollouts for Token Routing at Scale\n\n"
              "We present a rollout scheduler that speculates on token routing. It is fast.\n\n"
              "cs.DC↗\n\n")
 
+PAGE_SIZE = 50
+
 pytestmark = pytest.mark.slow
 
 
@@ -35,7 +37,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     "--seed", "7", "--out", str(project), "--no-hugo"], check=True,
                    capture_output=True)
     with open(project / "content" / "site.yaml", "a", encoding="utf-8") as config:
-        config.write("page_size: 50\n")
+        config.write(f"page_size: {PAGE_SIZE}\n")
     return project
 
 
@@ -75,9 +77,11 @@ def test_no_html_page_is_over_256_kb_and_every_list_page_is_linked(project: Path
 
 
 def test_adding_one_paper_writes_only_the_files_that_show_it(project: Path) -> None:
-    """Decision 6 of issue 19: the new paper's own files, every page of the lists it enters
-    (its authors', its subjects', the papers index: a paper entering shifts the later pages),
-    the indexes' pages that count its authors and subjects, the files that name it (feeds it
+    """Decision 6 of issue 19: the new paper's own files, the pages of the lists it enters
+    whose papers changed (its authors', its subjects', the papers index: pages break at
+    papers chosen by their ids, so it changes the page it joins, seldom the next), each such
+    list's first page and the page its year begins on (they count the papers), every page of
+    a list whose page count changed, the indexes' pages that count its authors and subjects, the files that name it (feeds it
     enters, exports, BibTeX, the pages whose related papers it joins), the sitemap and the
     search files; nothing else. The footer and the like no longer count the papers.
 
@@ -101,8 +105,8 @@ def test_adding_one_paper_writes_only_the_files_that_show_it(project: Path) -> N
     (author_id,) = [a.id for a in result.catalog.authors if a.name == owner]
     author = f"authors/{author_id}/"
     lists = ("papers/", author, "subjects/cs.DC/")
-    entered = {name for name in after if any(
-        name == output_path(first) or name.startswith(first + "page/") for first in lists)}
+    entered = set().union(*(changed_list_pages(first, result, url) for url in lists))
+    assert len({name for name in entered if name.startswith("papers/")}) <= 4, entered
     naming = {name for name, data in after.items() if NEW_ID.encode() in data}
     counting = {name for name, data in after.items()
                 if re.fullmatch(r"authors/(page/\d+/)?index\.html", name)
@@ -116,6 +120,23 @@ def test_adding_one_paper_writes_only_the_files_that_show_it(project: Path) -> N
     assert written - search == expected - search
     assert {"feed.xml", "404.html", "search/index.html"}.isdisjoint(written)
     assert len(written - search) < len(after) // 20
+
+
+def changed_list_pages(before: BuildResult, after: BuildResult, first: str) -> set[str]:
+    """The pages of the list at ``first`` that hold other papers than before, or count
+    ``NEW_ID``: the list's first page, and the page where the new paper's year begins; every
+    page when the list has a page more or fewer."""
+    def pages(result: BuildResult) -> dict[str, tuple[str, ...]]:
+        routes, _ = plan_routes(result.catalog, (), page_size=PAGE_SIZE)
+        return {r.output: tuple(p.id for _, papers in r.context["years"] for p in papers)
+                for r in routes if r.url == first or r.url.startswith(first + "page/")}
+    old, new = pages(before), pages(after)
+    if old.keys() != new.keys():
+        return set(new)
+    year = after.catalog.paper(NEW_ID).year
+    begins = next(name for name, ids in new.items()
+                  if any(after.catalog.paper(i).year == year for i in ids))
+    return {name for name in new if old[name] != new[name]} | {output_path(first), begins}
 
 
 def related_changed(before: BuildResult, after: BuildResult) -> set[str]:

@@ -15,7 +15,7 @@ from markupsafe import Markup
 from site_gen.catalog.assemble import build_catalog
 from site_gen.model import Catalog, Dump, Record, SourceRef
 from site_gen.plan.related import RELATED_LIMIT, by_authors
-from site_gen.plan.routes import COAUTHORS, plan_routes
+from site_gen.plan.routes import COAUTHORS, paper_page_starts, plan_routes
 from site_gen.read.curation import AuthorEdit, Curation
 from site_gen.read.pages import Page
 
@@ -140,3 +140,46 @@ def test_an_author_page_names_the_co_authors_with_most_joint_papers_and_counts_t
                for r in pages[1:])
     assert sum(len(papers) for r in pages for _, papers in r.context["years"]) == many
     assert pages[1].context["continued"] or pages[2].context["continued"]
+
+
+class _Listed:
+    """A stand-in for a Paper: ``paper_page_starts`` reads the id only."""
+
+    def __init__(self, id: str) -> None:
+        self.id = id
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2_000), st.integers(1, 120), st.integers(0, 10**6))
+def test_a_list_breaks_into_pages_of_half_to_one_and_a_half_times_page_size(
+        length: int, size: int, seed: int) -> None:
+    papers = [_Listed(f"paper-{seed}-{n}") for n in range(length)]
+    starts = paper_page_starts(papers, size)  # type: ignore[arg-type]
+    assert starts[0] == 0 and starts == sorted(set(starts))
+    lengths = [end - start for start, end in zip(starts, [*starts[1:], length])]
+    if length <= size:
+        assert lengths == [length]
+    else:
+        assert all(max(1, size // 2) <= n <= size + size // 2 for n in lengths), lengths
+
+
+def test_a_paper_added_or_removed_changes_the_page_it_is_on_seldom_more() -> None:
+    """Breaks chosen by id: the pages before the edit are the same, and so, mostly, are the
+    pages after it (breaking every ``size`` papers changed every page after an edit)."""
+    papers = [_Listed(f"paper-{n}") for n in range(10_000)]
+
+    def pages(listed: list[_Listed]) -> list[tuple[str, ...]]:
+        starts = paper_page_starts(listed, 100)  # type: ignore[arg-type]
+        return [tuple(p.id for p in listed[a:b]) for a, b in zip(starts, [*starts[1:], len(listed)])]
+
+    before = pages(papers)
+    changed = []
+    for edit in range(100):
+        at = (edit * 7919) % len(papers)
+        edited = [*papers[:at], _Listed(f"new-{edit}"), *papers[at:]] if edit % 2 else \
+            [*papers[:at], *papers[at + 1:]]
+        after = pages(edited)
+        page = next(n for n, ids in enumerate(after) if ids != before[n])
+        assert sum(map(len, before[:page + 1])) >= at  # the pages before it are kept
+        changed.append(len(set(after) - set(before)))
+    assert sum(changed) <= 2 * len(changed) and max(changed) <= 40, changed
