@@ -2,15 +2,16 @@
 """Watch rebuilds of two checkouts of site-gen, one edit each in turn, on copies of one corpus.
 
     python3 benchmarks/rebuild_ab.py OLD_SRC [--papers 10000] [--seed 1] [--edits 20]
-                                     [--work DIR]
+                                     [--kinds abcdefgh] [--work DIR]
 
 OLD_SRC is another checkout of site-gen (say a ``git worktree`` of the commit before a
 change); this checkout is "new". Each side runs one long-lived ``WatchSession`` in a process
-of its own, over its own copy of the generated corpus, as ``rebuild.py``'s (a) does (a real
-watchdog observer, the spare folder filled before the first edit). The script then edits one
-abstract of each side's first dump in turn, half a second apart, alternating which side goes
-first, and prints for each stage of ``BuildResult.timings`` each side's minimum, first
-quartile and median, and the ratio of the medians.
+of its own, over its own copy of the generated corpus, as ``rebuild.py`` does (a real
+watchdog observer, the spare folder filled before the first edit). The script then makes
+each kind of edit of ``rebuild.py`` (``--kinds``; the edit, then its undo) to each side in
+turn, half a second apart, alternating which side goes first, and prints for each kind and
+each stage of ``BuildResult.timings`` each side's minimum, first quartile and median, and the
+ratio of the medians (the undos are not timed).
 
 Why edit by edit: on this machine, slow phases last minutes and make the same rebuild two or
 three times slower. Sides run one after the other (a process each, alternated) land on
@@ -42,7 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("old", type=Path, help="the other checkout of site-gen")
     parser.add_argument("--papers", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--edits", type=int, default=20, help="edits of each side")
+    parser.add_argument("--edits", type=int, default=20, help="edits of each kind, each side")
+    parser.add_argument("--kinds", default="abcdefgh",
+                        help="the kinds of edit (rebuild.py's letters), taking turns")
     parser.add_argument("--work", type=Path, default=None,
                         help="where the corpora go (default: benchmarks/out/ab-N)")
     args = parser.parse_args(argv)
@@ -58,14 +61,19 @@ def main(argv: list[str] | None = None) -> int:
     lines: list[str] = []
     try:
         for number in range(args.edits):
-            for side in SIDES if number % 2 == 0 else SIDES[::-1]:
-                time.sleep(0.5)  # as rebuild.py: nothing pending before the edit
-                lines.append(_ask(children[side], "edit"))
+            for kind in args.kinds:
+                order = SIDES if number % 2 == 0 else SIDES[::-1]
+                for side in order:
+                    time.sleep(0.5)  # as rebuild.py: nothing pending before the edit
+                    lines.append(_ask(children[side], f"edit {kind}"))
+                for side in order:
+                    time.sleep(0.5)
+                    _ask(children[side], f"undo {kind}")
     finally:
         for child in children.values():
             _ask(child, "stop", answer=False)
             child.wait(timeout=120)
-    report(lines, args.edits)
+    report(lines, args.edits, args.kinds)
     return 0
 
 
@@ -95,13 +103,16 @@ def _ask(child: subprocess.Popen[str], command: str | None, answer: bool = True)
 
 def child(side: str, source: Path, project: Path) -> None:
     """One side: a watch session over ``project`` with site_gen from ``source``; one rebuild
-    per ``edit`` read from stdin, its timings printed as one line."""
+    per ``edit K`` or ``undo K`` read from stdin (K: a kind of ``rebuild.KINDS``), its timings
+    printed as one line."""
     sys.path.insert(0, str(source))
     importlib.import_module("site_gen")  # from there, before rebuild.py puts this checkout first
 
     sys.path.insert(1, str(HERE))
     import rebuild
 
+    rebuild.prepare(project)  # the files the edits change, in their unedited state
+    rebuild.print_problem = lambda line: print(line, file=sys.stderr)  # stdout: the answers
     session, swapped = rebuild.watched(project, project / "_watch")
     session.start()
     session.builder.fill_spare(lambda: True)
@@ -109,37 +120,52 @@ def child(side: str, source: Path, project: Path) -> None:
     thread.start()
     print("ready", flush=True)
     try:
-        for number, line in enumerate(sys.stdin):
-            if line.strip() != "edit":
+        for line in sys.stdin:
+            command, _, letter = line.strip().partition(" ")
+            if command not in ("edit", "undo"):
                 break
-            started = rebuild.edit_one_dump(project, undo=number % 2 == 1)
-            at = rebuild.wait_for_rebuild(session, str(rebuild.first_dump(project)),
-                                          len(session.history))
+            kind = rebuild.KINDS[letter]
+            if command == "edit":
+                rebuild.caught_up(session.builder)
+            path, started = (kind.edit if command == "edit" else kind.undo)(project)
+            at = rebuild.wait_for_rebuild(session, path, len(session.history))
             done = session.history[at]
             stages = " ".join(f"{name.replace(' ', '_')}={seconds * 1000:.1f}"
                               for name, seconds in done.result.timings)
-            print(f"{side} on_disk={(swapped[at] - started) * 1000:.1f} "
-                  f"build={done.seconds * 1000:.1f} {stages}", flush=True)
+            print(f"{side} {letter} on_disk={(swapped[at] - started) * 1000:.1f} "
+                  f"build={done.seconds * 1000:.1f} pages={done.result.rendered} {stages}",
+                  flush=True)
     finally:
         session.close()
         thread.join(timeout=10)
         shutil.rmtree(project, ignore_errors=True)
 
 
-def report(lines: list[str], edits: int) -> None:
-    """Per stage: each side's minimum, first quartile and median (ms), and new/old medians."""
-    times: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+def report(lines: list[str], edits: int, kinds: str) -> None:
+    """Per kind and stage: each side's minimum, first quartile and median (ms; ``pages``:
+    pages rendered), and new/old medians."""
+    times: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list)))
     for line in lines:
-        side, *pairs = line.split()
+        side, letter, *pairs = line.split()
         for name, value in re.findall(r"(\w+)=([\d.]+)", " ".join(pairs)):
-            times[name][side].append(float(value))
-    print(f"\nWatch rebuilds, {edits} edits of each side in turn (ms: min / q1 / median)\n")
-    print(f"| {'stage':<12} | {'old':>22} | {'new':>22} | new/old |")
-    print(f"| {'-' * 12} | {'-' * 22:>22} | {'-' * 22:>22} | ------: |")
-    for name, sides in times.items():
-        cells = [_summary(sides[side]) for side in SIDES]
-        ratio = statistics.median(sides["new"]) / max(statistics.median(sides["old"]), 1e-9)
-        print(f"| {name.replace('_', ' '):<12} | {cells[0]:>22} | {cells[1]:>22} | {ratio:7.2f} |")
+            times[letter][name][side].append(float(value))
+    for letter in kinds:
+        print(f"\n({letter}) {rebuild_kind(letter)}: watch rebuilds, {edits} edits of each side "
+              "in turn (ms: min / q1 / median)\n")
+        print(f"| {'stage':<12} | {'old':>22} | {'new':>22} | new/old |")
+        print(f"| {'-' * 12} | {'-' * 22:>22} | {'-' * 22:>22} | ------: |")
+        for name, sides in times[letter].items():
+            cells = [_summary(sides[side]) for side in SIDES]
+            ratio = statistics.median(sides["new"]) / max(statistics.median(sides["old"]), 1e-9)
+            print(f"| {name.replace('_', ' '):<12} | {cells[0]:>22} | {cells[1]:>22} "
+                  f"| {ratio:7.2f} |")
+
+
+def rebuild_kind(letter: str) -> str:
+    """The name ``rebuild.py`` gives a kind of edit."""
+    import rebuild  # main() put benchmarks/ on the path
+    return rebuild.KINDS[letter].name
 
 
 def _summary(values: list[float]) -> str:
