@@ -534,24 +534,33 @@ def time_kinds(project: Path, kinds: list[str], runs: int) -> dict[str, Timed]:
     try:
         for _ in range(runs):
             for letter in kinds:
-                kind, done = KINDS[letter], timed[letter]
+                done = timed[letter]
                 time.sleep(0.5)  # let the tree settle: nothing pending before the edit
-                caught_up(builder)
-                path, started = kind.edit(project)
-                number = wait_for_rebuild(session, path, len(session.history))
+                number, started = edited(session, project, letter)
                 done.latency.append(swapped[number] - started)
                 done.rebuilds.append(session.history[number])
                 print(f"  ({letter}) " + rebuild_line(session.history[number], project)
                       + f"; on disk {done.latency[-1] * 1000:.0f} ms after the write", flush=True)
                 time.sleep(0.5)
-                path, _ = kind.undo(project)
-                wait_for_rebuild(session, path, number + 1)
+                edited(session, project, letter, undo=True)
     finally:
         session.close()
         thread.join(timeout=10)
         prepare(project)
         discard(builder.output)
     return timed
+
+
+def edited(session: WatchSession, project: Path, letter: str, undo: bool = False
+           ) -> tuple[int, float]:
+    """One kind's edit, made once the session has caught up its spare folder (or its undo,
+    made at once), and the rebuild it caused: its number in the session's history, and
+    ``time.perf_counter()`` when the write began."""
+    kind = KINDS[letter]
+    if not undo:
+        caught_up(session.builder)
+    path, started = (kind.undo if undo else kind.edit)(project)
+    return wait_for_rebuild(session, path, len(session.history)), started
 
 
 def caught_up(builder: Builder, seconds: float = 30) -> None:

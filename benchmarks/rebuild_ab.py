@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.old / "site_gen" / "incremental/builder.py").is_file():
         sys.exit(f"{args.old} is not a checkout of site-gen")
     sys.path.insert(0, str(HERE))
-    from rebuild import make_corpus  # here: the child must import site_gen first
+    from rebuild import KINDS, make_corpus  # here: the child must import site_gen first
 
     work = args.work or HERE / "out" / f"ab-{args.papers}-{args.seed}"
     corpus = make_corpus(work / "corpus", args.papers, args.seed)
@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         for child in children.values():
             _ask(child, "stop", answer=False)
             child.wait(timeout=120)
-    report(lines, args.edits, args.kinds)
+    report(lines, args.edits, {letter: KINDS[letter].name for letter in args.kinds})
     return 0
 
 
@@ -124,11 +124,7 @@ def child(side: str, source: Path, project: Path) -> None:
             command, _, letter = line.strip().partition(" ")
             if command not in ("edit", "undo"):
                 break
-            kind = rebuild.KINDS[letter]
-            if command == "edit":
-                rebuild.caught_up(session.builder)
-            path, started = (kind.edit if command == "edit" else kind.undo)(project)
-            at = rebuild.wait_for_rebuild(session, path, len(session.history))
+            at, started = rebuild.edited(session, project, letter, undo=command == "undo")
             done = session.history[at]
             stages = " ".join(f"{name.replace(' ', '_')}={seconds * 1000:.1f}"
                               for name, seconds in done.result.timings)
@@ -141,31 +137,25 @@ def child(side: str, source: Path, project: Path) -> None:
         shutil.rmtree(project, ignore_errors=True)
 
 
-def report(lines: list[str], edits: int, kinds: str) -> None:
-    """Per kind and stage: each side's minimum, first quartile and median (ms; ``pages``:
-    pages rendered), and new/old medians."""
+def report(lines: list[str], edits: int, kinds: dict[str, str]) -> None:
+    """Per kind (``kinds``: each letter's name) and stage: each side's minimum, first
+    quartile and median (ms; ``pages``: pages rendered), and new/old medians."""
     times: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list)))
     for line in lines:
         side, letter, *pairs = line.split()
         for name, value in re.findall(r"(\w+)=([\d.]+)", " ".join(pairs)):
             times[letter][name][side].append(float(value))
-    for letter in kinds:
-        print(f"\n({letter}) {rebuild_kind(letter)}: watch rebuilds, {edits} edits of each side "
+    for letter, name in kinds.items():
+        print(f"\n({letter}) {name}: watch rebuilds, {edits} edits of each side "
               "in turn (ms: min / q1 / median)\n")
         print(f"| {'stage':<12} | {'old':>22} | {'new':>22} | new/old |")
         print(f"| {'-' * 12} | {'-' * 22:>22} | {'-' * 22:>22} | ------: |")
-        for name, sides in times[letter].items():
+        for stage, sides in times[letter].items():
             cells = [_summary(sides[side]) for side in SIDES]
             ratio = statistics.median(sides["new"]) / max(statistics.median(sides["old"]), 1e-9)
-            print(f"| {name.replace('_', ' '):<12} | {cells[0]:>22} | {cells[1]:>22} "
+            print(f"| {stage.replace('_', ' '):<12} | {cells[0]:>22} | {cells[1]:>22} "
                   f"| {ratio:7.2f} |")
-
-
-def rebuild_kind(letter: str) -> str:
-    """The name ``rebuild.py`` gives a kind of edit."""
-    import rebuild  # main() put benchmarks/ on the path
-    return rebuild.KINDS[letter].name
 
 
 def _summary(values: list[float]) -> str:
