@@ -81,9 +81,9 @@ def test_adding_one_paper_writes_only_the_files_that_show_it(project: Path) -> N
     whose papers changed (its authors', its subjects', the papers index: pages break at
     papers chosen by their ids, so it changes the page it joins, seldom the next), each such
     list's first page and the page its year begins on (they count the papers), every page of
-    a list whose page count changed, the indexes' pages that count its authors and subjects, the files that name it (feeds it
-    enters, exports, BibTeX, the pages whose related papers it joins), the sitemap and the
-    search files; nothing else. The footer and the like no longer count the papers.
+    a list whose page count changed, the indexes' pages that count its authors and subjects,
+    the files that name it (feeds it enters, exports, BibTeX, the pages whose related papers
+    it joins), the sitemap and the search files; nothing else. The footer and the like no longer count the papers.
 
     The paper goes first in its dump, as a new paper does in a profile export: the pages of
     the papers below it then change too, since a paper's page names the dump lines it was

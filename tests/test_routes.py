@@ -170,7 +170,8 @@ def test_a_paper_added_or_removed_changes_the_page_it_is_on_seldom_more() -> Non
 
     def pages(listed: list[_Listed]) -> list[tuple[str, ...]]:
         starts = paper_page_starts(listed, 100)  # type: ignore[arg-type]
-        return [tuple(p.id for p in listed[a:b]) for a, b in zip(starts, [*starts[1:], len(listed)])]
+        ends = [*starts[1:], len(listed)]
+        return [tuple(p.id for p in listed[a:b]) for a, b in zip(starts, ends)]
 
     before = pages(papers)
     changed = []
