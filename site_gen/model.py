@@ -22,6 +22,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from site_gen.util.pickling import pickled_by_fields
+
 TitleOrigin = Literal["dump", "curation", "derived"]
 Lookup = tuple[str, str]
 """One question asked of a catalog, e.g. ``("paper", id)``: what a rebuild compares."""
@@ -51,6 +53,7 @@ def noting_reads(note: Callable[[str, str], None]) -> Iterator[None]:
         _READS.reset(token)
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True, order=True)
 class SourceRef:
     """Where a record starts: the dump's path (as shown to the user) and a 1-based line."""
@@ -62,6 +65,7 @@ class SourceRef:
         return f"{self.path}:{self.line}"
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Record:
     """One paper as ONE dump states it: raw and unmerged."""
@@ -76,6 +80,7 @@ class Record:
     abstract: str
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class CountClaim:
     """A dump's own statement of how many records the profile holds ("At least 19 records")."""
@@ -88,6 +93,7 @@ class CountClaim:
         return f"{'at least ' if self.at_least else ''}{self.count} {noun}"
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Dump:
     """One parsed dump file: whose profile it is, what it claims, and its records."""
@@ -100,6 +106,7 @@ class Dump:
     records: tuple[Record, ...]
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Link:
     """An outbound link of a paper (arXiv, PDF, code, ...)."""
@@ -109,6 +116,7 @@ class Link:
     label: str
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Paper:
     """One paper after merging every record that describes it."""
@@ -156,6 +164,7 @@ def newest_first(paper: Paper) -> tuple[bool, int, str]:
     return (paper.year is None, -(paper.year or 0), paper.id)
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Profile:
     """What a dump says about the profiled author it belongs to."""
@@ -165,6 +174,7 @@ class Profile:
     records: int
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Author:
     """One person: profiled (owns a dump) or a co-author seen in author lists."""
@@ -206,6 +216,7 @@ class Author:
         return hash(self.id)
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Subject:
     """An arXiv category present on the site."""

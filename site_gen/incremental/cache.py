@@ -35,6 +35,7 @@ from site_gen.model import Catalog, Lookup, Paper
 from site_gen.plan.routes import Route
 from site_gen.render.engine import Rendered, stale_marks
 from site_gen.util.lifeline import die_with_parent
+from site_gen.util.pickling import pickled_by_fields
 from site_gen.write.tree import digest
 
 T = TypeVar("T")
@@ -274,6 +275,7 @@ def _equal_but_abstract(a: Paper, b: Paper) -> bool:
     return replace(a, abstract_text=b.abstract_text) == b
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class PageMemo:
     """How a page of the site on disk was made."""

@@ -32,10 +32,12 @@ from site_gen.plan.urls import (
 )
 from site_gen.read.pages import Page
 from site_gen.util.diagnostics import Diagnostic, error
+from site_gen.util.pickling import pickled_by_fields
 
 T = TypeVar("T")
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Route:
     """One output HTML file: its URL, where it is written, and what its template is given."""
@@ -70,6 +72,7 @@ AUTHORS_PER_PAPER = 5
 a fifth of a paper's list item."""
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Pager:
     """Where a page stands in a list split into pages (partials/pager.html lays it out)."""

@@ -13,6 +13,7 @@ from markupsafe import Markup
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from site_gen.util.diagnostics import Diagnostic, Severity, error, warning
+from site_gen.util.pickling import pickled_by_fields
 from site_gen.util.text import render_math, slugify
 from site_gen.util.yamlfile import did_you_mean, line_of, load_yaml, read_text
 
@@ -24,6 +25,7 @@ FRONT_MATTER_KEYS = {"title": "text", "slug": "text", "nav": "true or false",
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)^---[ \t]*\r?\n?", re.DOTALL | re.MULTILINE)
 
 
+@pickled_by_fields
 @dataclass(frozen=True, slots=True)
 class Page:
     """A rendered Markdown page with its front matter."""
