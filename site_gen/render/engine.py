@@ -440,13 +440,17 @@ def _render_serial(job: _Job, progress: Progress) -> Iterator[Batch]:
         yield batch
 
 
-def _weight(value: object, depth: int = 0) -> int:
-    """A page's rough cost: how many items its context lists (to three levels deep)."""
-    if isinstance(value, Mapping):
-        return 1 + sum(_weight(v, depth + 1) for v in value.values())
-    if isinstance(value, (tuple, list)):
-        return 1 + (sum(_weight(v, depth + 1) for v in value) if depth < 2 else len(value))
-    return 1
+PAGE_WEIGHT = 15
+"""What a page costs to render beyond its lists, in list items: at 10,000 papers a paper page
+took 0.54 ms, a page listing 93 papers about 4 ms."""
+
+
+def _weight(context: Mapping[str, object]) -> int:
+    """A page's rough cost, in list items: the page, the papers it lists by year and the items
+    of the other lists its context holds (co-authors, related papers, an index's authors).
+    One pass over the context's top level: weighing every route comes before any renders."""
+    return PAGE_WEIGHT + _listed_papers(context) + sum(
+        len(value) for value in context.values() if type(value) is tuple)
 
 
 def _parallel_batches(routes: Sequence[Route], workers: int) -> list[tuple[int, ...]]:

@@ -26,7 +26,7 @@ def pickled_by_fields(cls: type[T]) -> type[T]:
     if not dataclasses.is_dataclass(cls):
         raise TypeError(f"{cls.__name__} is not a dataclass")
     fields = dataclasses.fields(cls)
-    params = getattr(cls, "__dataclass_params__")  # not in the dataclass type stubs
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
     if not fields or hasattr(cls, "__post_init__") or not params.init \
             or any(not f.init or f.kw_only for f in fields):
         raise TypeError(f"{cls.__name__}: its __init__ must take every field, positionally, "
