@@ -327,8 +327,8 @@ def test_files_made_ahead_are_the_files_made_here(demo_project: Path, tmp_path: 
     assert not ahead
     there = Builder(demo_project, tmp_path / "there", jobs=2).build()
     assert len(ahead) == 1 and here.ok and there.ok
-    stages = [name for name, _ in there.timings]  # with render workers, this process joins
-    assert stages.index("site files") < stages.index("render")  # them once ahead's is done
+    stages = [name for name, _ in there.timings]  # this process renders until ahead's is
+    assert stages.index("site files") < stages.index("render")  # done, then workers fork
     assert read_tree(tmp_path / "there") == read_tree(tmp_path / "here")
     assert there.written == here.written  # every file reported as new, in the same order
     again = Builder(demo_project, tmp_path / "there", jobs=2).build()  # over its own output

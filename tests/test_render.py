@@ -148,6 +148,44 @@ def test_the_bytes_are_the_builds_in_one_process_or_in_workers(demo_project: Pat
     assert made[0] == {name: (demo_site / name).read_bytes() for name in made[0]}
 
 
+def test_workers_started_later_fork_once_this_process_is_free(
+        demo_project: Path, demo_site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``later``, this process renders batches while ``busy()`` (the build's process
+    that makes the files beside the pages still works), then forks the workers for the
+    batches left, and none if none is left; the pages and what each read are the same."""
+    from site_gen.render import engine
+
+    plan = Builder(demo_project, output=demo_project / "_unused").plan()[0]
+    assert plan is not None
+    forks: list[tuple[int, bool]] = []  # batches taken before each build's first start
+    start = engine._Workers.start
+
+    def noted(self: engine._Workers) -> None:
+        first, taken = self._taker is None, self._counter.value
+        start(self)
+        if first:
+            forks.append((taken, self._taker is not None))  # and whether it forked
+
+    monkeypatch.setattr(engine._Workers, "start", noted)
+    made = []
+    for answers in ([True, True, False], [True] * 1000, []):
+        env = make_environment(plan.theme, plan.theme_templates)
+        writer = MemoryWriter()
+        asked = iter(answers)
+        with engine.PageRendering(env, plan.routes, plan.config, plan.catalog, _globals(plan),
+                                  writer, workers=2, later=bool(answers)) as pages:
+            if answers:
+                pages.render_while(lambda asked=asked: next(asked, False))
+            rendered = pages.result()
+        made.append((writer.files, rendered))
+    batches = len(engine._parallel_batches(plan.routes, 2))
+    # two batches here, then the fork; all of them here, and no fork (nor when ``result``
+    # asks again); the fork at once
+    assert forks == [(2, True), (batches + 1, False), (batches + 1, False), (0, True)]
+    assert made[0] == made[1] == made[2]
+    assert made[0][0] == {name: (demo_site / name).read_bytes() for name in made[0][0]}
+
+
 def test_lookups_are_kept_once_however_many_pages_made_them() -> None:
     """What pages and list items read is kept for rebuilds and the build cache: equal lookups,
     and equal sets of them, are one object (TrackedCatalog.frozen), wildcard marks included."""

@@ -462,7 +462,7 @@ class Builder:
             with self.tree.staging() if ahead is None else ahead.staged() as staging:
                 with PageRendering(env, stale, plan.config, plan.catalog, globals_, staging,
                                    self.jobs, self.fragments, self.progress,
-                                   remember=self.remember) as pages:
+                                   remember=self.remember, later=ahead is not None) as pages:
                     # with worker processes, pages are rendered meanwhile
                     for name in sorted(assets):
                         staging.put(name, assets[name])
@@ -480,10 +480,11 @@ class Builder:
                         files = self._put_site_files(
                             route_file_stream(plan.config, plan.routes),
                             staging, taken)
-                        if pages.parallel:  # workers render meanwhile; this process joins
-                            self._take_ahead(ahead, staging, taken)  # them once ``ahead``'s
-                            stopwatch.lap("site files")  # is done: three at once took
-                            waiting = None  # longer on two cores, and 20% more memory
+                        if pages.parallel:  # this process renders until ``ahead``'s is done,
+                            pages.render_while(ahead.busy)  # then forks the workers: three
+                            self._take_ahead(ahead, staging, taken)  # at once took longer
+                            stopwatch.lap("site files")  # on two cores, and more memory
+                            waiting = None
                         rendered = pages.result()
                         stopwatch.lap("render")
                 self.progress.finish()
@@ -706,6 +707,11 @@ class _Ahead:
             except BaseException:
                 self._stop()  # before the staging is abandoned: a build that starts again
                 raise  # (StaleOutput) must not meet this process still writing into it
+
+    def busy(self) -> bool:
+        """Is the process still at work (no answer, nor its end, yet)?"""
+        assert self._answer is not None
+        return not self._answer.poll()
 
     def receipts(self) -> list[Receipt] | None:
         """What the process staged, once it is done; None if it failed."""
