@@ -245,7 +245,7 @@ class Builder:
         live = self.tree.digests()
         stats = store.file_stats(self.output, live)
         manifest = {name: (live[name], stat) for name, stat in stats.items()}
-        memory = self._pickled or store.pickled(_Stored(self.memory, self.fragments))
+        memory = self._pickled or store.ToPickle(_Stored(self.memory, self.fragments))
         problem = store.save(self.cache, key, [store.pickled(manifest), memory])
         stopwatch.lap("cache write")
         if problem is None:
@@ -615,7 +615,8 @@ class Builder:
         compiling the theme again costs more than re-rendering the pages an edit touches).
         """
         if self._env is None or self._env[:2] != (theme, theme_templates):
-            self._env = (theme, theme_templates, make_environment(theme, theme_templates))
+            self._env = (theme, theme_templates, make_environment(theme, theme_templates,
+                                                               self.keep_spare))
             self._compiled = {}
         env = self._env[2]
         texts = template_texts(env)

@@ -43,6 +43,7 @@ import pickle
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import BinaryIO, NamedTuple
 
 import site_gen
 from site_gen.write.tree import digest
@@ -128,9 +129,17 @@ def pickled(value: object) -> bytes:
     return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def save(folder: Path, key: StoredKey, parts: Sequence[bytes]) -> str | None:
-    """Store the objects ``parts`` hold (each ``pickled``) under ``key``, replacing the last
-    store at once; why not, if it failed."""
+class ToPickle(NamedTuple):
+    """A part ``save`` pickles straight into the file, never holding the whole pickle: the
+    build's memory is 35 MB of it at 10,000 papers, at the end of the build, on top of the
+    site held in memory."""
+
+    value: object
+
+
+def save(folder: Path, key: StoredKey, parts: Sequence[bytes | ToPickle]) -> str | None:
+    """Store the objects ``parts`` hold (each ``pickled``, or to pickle) under ``key``,
+    replacing the last store at once; why not, if it failed."""
     try:
         folder.mkdir(exist_ok=True)
         _write_sealed(folder / STORE_FILE, FORMAT + key, parts)
@@ -139,23 +148,38 @@ def save(folder: Path, key: StoredKey, parts: Sequence[bytes]) -> str | None:
     return None
 
 
-def _write_sealed(path: Path, head: bytes, parts: Sequence[bytes]) -> None:
+def _write_sealed(path: Path, head: bytes, parts: Sequence[bytes | ToPickle]) -> None:
     """Write ``head``, a digest of ``parts``, then ``parts`` to a side file and put it in
     place in one step (a reader never sees part of it); raises OSError, leaving no side file."""
     made = hashlib.blake2b(digest_size=DIGEST_SIZE)
-    for part in parts:
-        made.update(part)
     side = path.with_name(f".{path.name}.{os.getpid()}")
     try:
         with open(side, "wb") as out:
-            out.write(head + made.digest())
+            out.write(head + bytes(DIGEST_SIZE))  # the digest, once the parts are written
+            sink = _Digested(out, made)
             for part in parts:
-                out.write(part)
+                if isinstance(part, ToPickle):
+                    pickle.dump(part.value, sink, protocol=pickle.HIGHEST_PROTOCOL)
+                else:
+                    sink.write(part)
+            out.seek(len(head))
+            out.write(made.digest())
         os.replace(side, path)
     except OSError:
         with contextlib.suppress(OSError):
             side.unlink()
         raise
+
+
+class _Digested:
+    """A file that adds what is written to it to a digest as well."""
+
+    def __init__(self, out: BinaryIO, made: hashlib.blake2b) -> None:
+        self.out, self.made = out, made
+
+    def write(self, data: bytes) -> int:
+        self.made.update(data)
+        return self.out.write(data)
 
 
 def _read_sealed(path: Path, head: bytes) -> tuple[bytes, int] | None:

@@ -67,8 +67,13 @@ class Theme:
     static_dirs: tuple[Path, ...]
 
 
-def make_environment(theme: Theme, theme_templates: Path) -> TrackingEnvironment:
-    """A Jinja2 environment with our filters; one per build, templates compiled once."""
+def make_environment(theme: Theme, theme_templates: Path, rebuilds: bool = True
+                     ) -> TrackingEnvironment:
+    """A Jinja2 environment with our filters; one per build, templates compiled once.
+
+    ``rebuilds=False`` (a one-shot build): abstracts are rendered without the memo, as each
+    is shown on one page; at 10,000 papers the memo held 10,000 abstracts' HTML (15 MB) in
+    each process that renders, and never answered."""
     loader = jinja2.ChoiceLoader([
         jinja2.PrefixLoader({"!theme": jinja2.FileSystemLoader(theme_templates)}, delimiter="/"),
         jinja2.FileSystemLoader([str(d) for d in theme.template_dirs]),
@@ -76,7 +81,8 @@ def make_environment(theme: Theme, theme_templates: Path) -> TrackingEnvironment
     env = TrackingEnvironment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                              auto_reload=False)
-    env.filters.update(url=_url, href=_href, abstract=render_abstract, plain=plain_text,
+    env.filters.update(url=_url, href=_href, plain=plain_text,
+                       abstract=render_abstract if rebuilds else render_abstract.__wrapped__,
                        title=render_title,
                        absolute=_absolute)
     # Markup the theme's busiest macros build in Python. Filters rather than globals: every
