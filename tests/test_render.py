@@ -150,39 +150,43 @@ def test_the_bytes_are_the_builds_in_one_process_or_in_workers(demo_project: Pat
 
 def test_workers_started_later_fork_once_this_process_is_free(
         demo_project: Path, demo_site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``later``, this process renders batches while ``busy()`` (the build's process
-    that makes the files beside the pages still works), then forks the workers for the
-    batches left, and none if none is left; the pages and what each read are the same."""
+    """With ``later``, one worker fewer forks at first, and this process renders beside them
+    while ``busy()`` (the build's process that makes the files beside the pages still
+    works); then the last worker forks for the batches left, and none if none is left. The
+    pages and what each read are the same however they were shared."""
     from site_gen.render import engine
 
     plan = Builder(demo_project, output=demo_project / "_unused").plan()[0]
     assert plan is not None
-    forks: list[tuple[int, bool]] = []  # batches taken before each build's first start
+    forks: list[tuple[int, int]] = []  # each fork: batches taken before it, processes forked
     start = engine._Workers.start
 
-    def noted(self: engine._Workers) -> None:
-        first, taken = self._taker is None, self._counter.value
-        start(self)
-        if first:
-            forks.append((taken, self._taker is not None))  # and whether it forked
+    def noted(self: engine._Workers, total: int) -> None:
+        before, taken = len(self._processes), self._counter.value
+        start(self, total)
+        if len(self._processes) > before:
+            forks.append((taken, len(self._processes) - before))
 
     monkeypatch.setattr(engine._Workers, "start", noted)
     made = []
-    for answers in ([True, True, False], [True] * 1000, []):
+    for workers, answers in ((2, [True, True, False]), (2, [True] * 1000), (2, []),
+                             (3, [False])):
         env = make_environment(plan.theme, plan.theme_templates)
         writer = MemoryWriter()
         asked = iter(answers)
         with engine.PageRendering(env, plan.routes, plan.config, plan.catalog, _globals(plan),
-                                  writer, workers=2, later=bool(answers)) as pages:
+                                  writer, workers=workers, later=bool(answers)) as pages:
             if answers:
                 pages.render_while(lambda asked=asked: next(asked, False))
             rendered = pages.result()
         made.append((writer.files, rendered))
     batches = len(engine._parallel_batches(plan.routes, 2))
-    # two batches here, then the fork; all of them here, and no fork (nor when ``result``
-    # asks again); the fork at once
-    assert forks == [(2, True), (batches + 1, False), (batches + 1, False), (0, True)]
-    assert made[0] == made[1] == made[2]
+    assert batches > 3
+    # two batches here, then the fork; all of them here, and none; at once; one at once and
+    # one once this process is free (at once too, before the first could take every batch)
+    assert forks[:2] == [(2, 1), (0, 1)] and forks[2][0] == 0
+    assert [count for _, count in forks] == [1, 1, 1, 1]
+    assert made[0] == made[1] == made[2] == made[3]
     assert made[0][0] == {name: (demo_site / name).read_bytes() for name in made[0][0]}
 
 

@@ -193,11 +193,13 @@ class PageRendering:
     processes and goes on while this process does other work (the files beside the pages);
     ``result()`` then renders the batches left, beside them: a process fewer holds its own
     copy of the pages of the catalog it reads, and this one does not wait idle. With
-    ``later``, the processes fork only once ``render_while`` is done: this process renders
-    meanwhile. Without workers, rendering happens in ``result()``. ``fragments`` may carry list items between builds; ``progress``
-    is started when rendering starts and told how many pages were done each time a batch is
-    (from a helper thread when workers render); ``remember=False`` drops what pages read, as nothing will rebuild from it. Jinja2
-    errors are raised by ``result()``; the builder turns them into diagnostics.
+    ``later`` (another process of the build takes a core), one worker fewer forks at first,
+    and this process renders beside them in ``render_while``; the last forks after it.
+    Without workers, rendering happens in ``result()``. ``fragments`` may carry list items
+    between builds; ``progress`` is started when rendering starts and told how many pages
+    were done each time a batch is (from a helper thread when workers render);
+    ``remember=False`` drops what pages read, as nothing will rebuild from it. Jinja2 errors
+    are raised by ``result()``; the builder turns them into diagnostics.
     """
 
     def __init__(self, env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
@@ -222,9 +224,8 @@ class PageRendering:
             batches = _parallel_batches(self.job.routes, self.workers)
             if self.job.remember:
                 batches, self._local = _lists_apart(self.job.routes, batches)
-            self._workers = _Workers(self.job, batches, self.workers - 1, self.progress.advance)
-            if not self.later:
-                self._workers.start()
+            self._workers = _Workers(self.job, batches, self.progress.advance)
+            self._workers.start(self.workers - 1 - self.later)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -235,17 +236,18 @@ class PageRendering:
     @property
     def parallel(self) -> bool:
         """Is rendering shared with worker processes (between ``__enter__`` and ``__exit__``;
-        with ``later``, they fork in ``render_while``)?"""
+        with ``later``, the last forks in ``render_while``)?"""
         return self._workers is not None
 
     def render_while(self, busy: Callable[[], bool]) -> None:
-        """Render batches here, heaviest first, while ``busy()`` says another process of the
-        build still works, then fork the workers for the rest (if any is left). A one-shot
-        build renders so while its forked process makes the files beside the pages: three
-        processes alive at once held 415 MB at 10,000 papers (PSS), two hold 360 MB."""
+        """Render batches here, beside the workers forked so far, while ``busy()`` says
+        another process of the build still works, then fork the last worker for the rest (if
+        any is left): a one-shot build renders so while its forked process makes the files
+        beside the pages. As many processes as cores: on two, three alive at once held
+        415 MB at 10,000 papers (PSS), two 360 MB, and were no faster."""
         assert self._workers is not None
         self._workers.join_in(busy)
-        self._workers.start()
+        self._workers.start(self.workers - 1)
 
     def result(self) -> dict[str, Rendered]:
         """Every page rendered and handed to the writer; the writer has recorded them all."""
@@ -253,7 +255,7 @@ class PageRendering:
             self.progress.start(len(self.job.routes), "rendering")
             batches: Iterable[Batch] = _render_serial(self.job, self.progress)
         else:
-            self._workers.start()
+            self._workers.start(self.workers - 1)
             here = _render_batch(self.job, self._local)
             self.progress.advance(len(here))
             self._workers.join_in()
@@ -547,38 +549,44 @@ class _Workers:
     then reports the error with its traceback.
     """
 
-    def __init__(self, job: _Job, batches: list[tuple[int, ...]], count: int,
+    def __init__(self, job: _Job, batches: list[tuple[int, ...]],
                  advance: Callable[[int], None]) -> None:
+        forked = multiprocessing.get_context("fork")
         self.batches = batches
-        self._counter = multiprocessing.get_context("fork").Value("i", 0)
-        self._job, self._advance, self._count = job, advance, count
+        self._counter = forked.Value("i", 0)
+        self._job, self._advance = job, advance
         self._answers: dict[int, Batch | None] = {}
         self._processes: list[multiprocessing.process.BaseProcess] = []
         self._readers: list[Connection] = []
-        self._taker: threading.Thread | None = None
+        self._takers: list[threading.Thread] = []
+        self._stop, self._stopping = forked.Pipe(duplex=False)
 
-    def start(self) -> None:
-        """Fork the processes, unless they were, or no batch is left for them."""
-        if self._taker is not None or self._counter.value >= len(self.batches):
+    def start(self, total: int) -> None:
+        """Fork processes until ``total`` were forked, unless no batch is left for them; a
+        thread takes what the new ones send back."""
+        count = total - len(self._processes)
+        if count <= 0 or self._counter.value >= len(self.batches):
             return
         forked = multiprocessing.get_context("fork")
-        pipes = [forked.Pipe(duplex=False) for _ in range(self._count)]
+        pipes = [forked.Pipe(duplex=False) for _ in range(count)]
         writers = [writer for _, writer in pipes]
-        self._processes = [forked.Process(target=_work, daemon=True,
-                                          args=(self._job, self.batches, self._counter, writers,
-                                                n, os.getpid()))
-                           for n in range(self._count)]
-        for process in self._processes:
+        processes = [forked.Process(target=_work, daemon=True,
+                                    args=(self._job, self.batches, self._counter, writers, n,
+                                          os.getpid()))
+                     for n in range(count)]
+        for process in processes:
             process.start()
         for writer in writers:
             writer.close()
-        self._readers = [reader for reader, _ in pipes]
-        self._stop, self._stopping = forked.Pipe(duplex=False)
-        self._taker = threading.Thread(target=self._take, args=(self._advance,), daemon=True)
-        self._taker.start()
+        readers = [reader for reader, _ in pipes]
+        self._processes += processes
+        self._readers += readers
+        taker = threading.Thread(target=self._take, args=(readers, self._advance), daemon=True)
+        self._takers.append(taker)
+        taker.start()
 
-    def _take(self, advance: Callable[[int], None]) -> None:
-        live: list[Connection] = list(self._readers)
+    def _take(self, readers: list[Connection], advance: Callable[[int], None]) -> None:
+        live = list(readers)
         while live and len(self._answers) < len(self.batches):
             for ready in multiprocessing.connection.wait([*live, self._stop]):
                 if ready is self._stop:
@@ -607,8 +615,8 @@ class _Workers:
     def answers(self) -> Iterator[tuple[tuple[int, ...], Batch | None]]:
         """Each batch's indices and receipts, in order, once every process is done; None for a
         batch that did not come back."""
-        if self._taker is not None:
-            self._taker.join()
+        for taker in self._takers:
+            taker.join()
         return ((indices, self._answers.get(number)) for number, indices in enumerate(self.batches))
 
     def close(self) -> None:
@@ -617,10 +625,9 @@ class _Workers:
             process.terminate()
         for process in self._processes:
             process.join()
-        if self._taker is None:
-            return
-        self._stopping.send(None)
-        self._taker.join()
+        self._stopping.send(None)  # wakes every thread still waiting
+        for taker in self._takers:
+            taker.join()
         for connection in (*self._readers, self._stop, self._stopping):
             connection.close()
 
