@@ -72,8 +72,8 @@ def make_environment(theme: Theme, theme_templates: Path, rebuilds: bool = True
     """A Jinja2 environment with our filters; one per build, templates compiled once.
 
     ``rebuilds=False`` (a one-shot build): abstracts are rendered without the memo, as each
-    is shown on one page; at 10,000 papers the memo held 10,000 abstracts' HTML (15 MB) in
-    each process that renders, and never answered."""
+    is shown on one page; the memo held every abstract's HTML (about 19 MB at 10,000 papers,
+    over the processes that render) and never answered."""
     loader = jinja2.ChoiceLoader([
         jinja2.PrefixLoader({"!theme": jinja2.FileSystemLoader(theme_templates)}, delimiter="/"),
         jinja2.FileSystemLoader([str(d) for d in theme.template_dirs]),
