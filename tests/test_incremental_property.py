@@ -29,6 +29,8 @@ from site_gen.incremental import store
 from site_gen.incremental.builder import Builder
 from site_gen.incremental.fragments import FragmentMemo
 from site_gen.pipeline import BuildResult
+from site_gen.write import tree as tree_module
+from site_gen.write.tree import spare_untouched, staging_paths
 
 LONG = os.environ.get("SITE_GEN_FUZZ") == "long"
 OWNERS = ["Ann Lee", "Bo Wu", "José Núñez", "王小明", "Li Na (李娜)", "Li Na", "Wei Wang 0001"]
@@ -227,10 +229,51 @@ def test_a_damaged_cache_is_ignored(make_project, tmp_path: Path, capsys: pytest
     assert cached_build(project).rendered == 0  # stored again, whole
 
 
-def test_an_output_file_changed_by_hand_is_made_again(make_project, tmp_path: Path) -> None:
-    """The cache trusts an output file only while its size, mtime and inode are as written."""
+def test_a_build_again_stages_into_the_previous_site_only_what_changed(
+        make_project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The previous site stays beside the output as the spare, its manifest stored: a build
+    again links or writes only the files that differ from it, not the whole site."""
     project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    spare = staging_paths(project / "_site")[0]
+    assert cached_build(project).ok and cached_build(project).ok  # the second makes a spare
+    assert spare_untouched(project / "_site")
+    files = len(read_tree(project / "_site"))
+    made: list[str] = []
+    link, write = tree_module._link, tree_module._write_file
+    monkeypatch.setattr(tree_module, "_link", lambda current, target: (
+        made.append(str(target)), link(current, target))[1])
+    monkeypatch.setattr(tree_module, "_write_file", lambda target, parts: (
+        made.append(str(target)), write(target, parts))[1])
+    again = cached_build(project)
+    assert again.ok and again.written.changed == () and made == [str(spare / ".site-gen")]
+    (project / "content/dumps/a.txt").write_text(listing_dump("Ann Lee", ANN[:2]), encoding="utf-8")
+    made.clear()
+    edited = cached_build(project)
+    assert edited.ok and edited.written.changed and len(made) < files / 2
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
+    assert not (project / "_site.old").exists() and spare_untouched(project / "_site")
+
+
+def test_a_spare_a_build_was_changing_when_killed_is_not_trusted(make_project,
+                                                                  tmp_path: Path) -> None:
+    """A build killed while staging leaves files in the spare that no stored manifest knows;
+    the spare has lost its marker, so the next build takes its files as unknown."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    assert cached_build(project).ok and cached_build(project).ok
+    spare = staging_paths(project / "_site")[0]
+    (spare / ".site-gen").unlink()  # what a build does first
+    write_files(spare, {"stray/index.html": "half", "index.html": "half a page"})
     assert cached_build(project).ok
+    assert build(project, tmp_path / "clean").ok
+    assert read_tree(project / "_site") == read_tree(tmp_path / "clean")
+
+
+def test_an_output_file_changed_by_hand_is_made_again(make_project, tmp_path: Path) -> None:
+    """The cache trusts an output file only while its size, mtime and inode are as written;
+    the spare shares the output's unchanged files (hard links), and so sees the change too."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN)})
+    assert cached_build(project).ok and cached_build(project).ok
     page = project / "_site/index.html"
     page.write_bytes(page.read_bytes().replace(b"<body", b"<BODY", 1))  # the same size
     result = cached_build(project)

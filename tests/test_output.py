@@ -12,7 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import site_gen.write.tree as output_module
-from site_gen.write.tree import MARKER, MARKER_TEXT, OutputTree, StaleOutput, staging_paths
+from site_gen.write.tree import (
+    MARKER,
+    MARKER_TEXT,
+    OutputTree,
+    StaleOutput,
+    spare_untouched,
+    staging_paths,
+)
 
 V1 = {"index.html": b"home 1", "papers/a/index.html": b"paper a", "papers/b/index.html": b"b 1",
       "assets/site.css": b"css"}
@@ -424,8 +431,10 @@ def test_filling_the_spare_links_the_output_into_it(tmp_path: Path) -> None:
     assert set(result.removed) == {"papers/b/index.html"}
     assert _inodes(out)["papers/a/index.html"] == linked["papers/a/index.html"]
     assert read_tree(spare) == tree_of(V1)
+    assert spare_untouched(out)  # the previous site, as the swap left it
     assert tree.fill_spare() is True  # now only what the last build changed is linked
-    assert read_tree(spare) == {**tree_of(V2), "papers/b/index.html": b"b 1"}
+    assert read_tree(spare) == {**V2, "papers/b/index.html": b"b 1"}  # no marker: changed
+    assert not spare_untouched(out)
 
 
 def test_filling_stops_when_told_and_the_next_build_is_whole(tmp_path: Path) -> None:

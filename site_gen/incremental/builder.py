@@ -97,7 +97,15 @@ from site_gen.util.lifeline import die_with_parent
 from site_gen.util.progress import NoProgress, Progress, Stopwatch
 from site_gen.util.safety import check_output_folder, escaping_symlinks
 from site_gen.util.text import fold
-from site_gen.write.tree import OutputError, OutputTree, Receipt, Staging, StaleOutput
+from site_gen.write.tree import (
+    OutputError,
+    OutputTree,
+    Receipt,
+    Staging,
+    StaleOutput,
+    spare_untouched,
+    staging_paths,
+)
 
 
 class Builder:
@@ -146,7 +154,12 @@ class Builder:
         self._stored_memory = None
         self._dumps_taken = 0
         """Dumps whose parse the last build took from the cache folder (``BuildResult``)."""
-        self.tree = OutputTree(self.output, keep_spare=self.keep_spare, waiting=self._waiting)
+        self.tree = OutputTree(self.output, keep_spare=self.keep_spare or self.cache is not None,
+                               waiting=self._waiting, remember=self.keep_spare)
+        """With a cache folder, the previous site stays as the spare between builds too, and
+        its manifest is stored (``_store``): a build again then stages only what changed
+        since, rather than linking the whole site into a new folder (19,000 files in 12,000
+        folders at 10,000 papers) and deleting the old one."""
         self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
         self.static: FileCache[bytes] = FileCache(static_bytes)
         self.page_files: FileCache[bytes] = FileCache(keep_bytes)
@@ -222,8 +235,11 @@ class Builder:
         self._restored = True
         stored = store.load(self.cache, key)
         manifest = stored.take() if stored is not None else None
+        spare = stored.take() if stored is not None else None
         if isinstance(manifest, dict):
-            self.tree.trust(store.live_files(self.output, manifest))
+            self.tree.trust(store.live_files(self.output, manifest),
+                            store.live_files(staging_paths(self.output)[0], spare)
+                            if isinstance(spare, dict) and spare_untouched(self.output) else None)
             self._stored_memory = stored
         stopwatch.lap("cache read")
 
@@ -242,11 +258,10 @@ class Builder:
         """Put this build's memory in the cache folder; a note if that failed (the build did
         not: the next one starts afresh)."""
         assert self.cache is not None
-        live = self.tree.digests()
-        stats = store.file_stats(self.output, live)
-        manifest = {name: (live[name], stat) for name, stat in stats.items()}
         memory = self._pickled or store.ToPickle(_Stored(self.memory, self.fragments))
-        problem = store.save(self.cache, key, [store.pickled(manifest), memory])
+        manifests = [store.pickled(store.stated(root, files)) for root, files in (
+            (self.output, self.tree.digests()), (staging_paths(self.output)[0], self.tree.spares()))]
+        problem = store.save(self.cache, key, [*manifests, memory])
         stopwatch.lap("cache write")
         if problem is None:
             return result
@@ -317,8 +332,14 @@ class Builder:
         if failing(diagnostics, strict) or \
                 len(catalog.papers) + len(catalog.authors) < PARALLEL_THRESHOLD:
             return
-        entries = bibtex_entries(catalog, config.site_url)
-        ahead.start(entries, lambda: catalog_file_stream(catalog, config, entries, build_time))
+        def make() -> Iterator[SiteFile]:
+            entries = bibtex_entries(catalog, config.site_url)
+            return catalog_file_stream(catalog, config, entries, build_time)
+
+        ahead.start(make)
+        if ahead.started:  # made in both processes: that one, the long pole of a build
+            ahead.entries = bibtex_entries(catalog, config.site_url)  # again, need not wait
+            # for this one's (0.3 s at 10,000 papers)
 
     def plan(self, changed: Collection[str] = (), stopwatch: Stopwatch | None = None,
              on_catalog: Callable[[Config, Catalog, datetime | None, list[Diagnostic]], None]
@@ -664,6 +685,7 @@ class _Ahead:
     def __init__(self, tree: OutputTree) -> None:
         self.tree = tree
         self.entries: Mapping[str, str] = {}
+        """The papers' BibTeX entries, made by this process once ``start`` has forked."""
         self.make: Callable[[], Iterator[SiteFile]] = lambda: iter(())
         self._open: contextlib.ExitStack | None = None
         """Holds the staging ``start`` opened until a build takes it (``staged``)."""
@@ -675,8 +697,7 @@ class _Ahead:
     def started(self) -> bool:
         return self._process is not None
 
-    def start(self, entries: Mapping[str, str],
-              make: Callable[[], Iterator[SiteFile]]) -> None:
+    def start(self, make: Callable[[], Iterator[SiteFile]]) -> None:
         """Open the staging and fork the process that runs ``make`` into it. If the output
         cannot be staged, nothing starts: the build then meets (and reports) the problem."""
         opened = contextlib.ExitStack()
@@ -685,7 +706,7 @@ class _Ahead:
         except OutputError:
             return
         self._open, self._staging = opened, staging
-        self.entries, self.make = entries, make
+        self.make = make
         forked = multiprocessing.get_context("fork")
         self._answer, answer = forked.Pipe(duplex=False)
         try:  # forked: the staging and ``make`` reach the process as they are, not pickled

@@ -13,7 +13,8 @@ are (``ParsedFiles``): each in a file of its own, named by the dump's path and b
 by the process that parsed it, so that a build again parses only the dumps that changed.
 
 The store is one file, ``<project>/.site-gen-cache/build.pickle``: a header, then pickles
-one after the other: the output's manifest (made once the output is in place), then the
+one after the other: the output's manifest (made once the output is in place), the spare's
+(the previous site, kept beside the output: write/tree.py), then the
 memory (which the Builder pickles while a one-shot build waits for the files beside the
 pages), taken back in that order, the memory only once the build has forked the process
 that makes those files.
@@ -25,7 +26,8 @@ its bytes are whole (length and digest in the header). Anything else (a missing,
 corrupted or foreign file) is a store not found: the build starts afresh. Deleting the folder
 is always safe. An output file is trusted while its size, modification time and inode are
 what the last build left, or its bytes still have the digest the manifest holds
-(``live_files``); any other is made again.
+(``live_files``); any other is made again. So is a spare's file, and the whole spare unless
+it still holds the site the last swap left there (``write.tree.spare_untouched``).
 
 A pickle runs code when loaded: the folder is the project's own, like its templates (which
 run in a plain Jinja environment); it is not to be committed (``site-gen new`` writes a
@@ -50,7 +52,7 @@ from site_gen.write.tree import digest
 
 CACHE_DIR = ".site-gen-cache"
 STORE_FILE = "build.pickle"
-FORMAT = b"site-gen build cache 3\n"
+FORMAT = b"site-gen build cache 4\n"
 DIGEST_SIZE = 32
 
 Stat = tuple[int, int, int]
@@ -208,6 +210,13 @@ def file_stats(root: Path, names: Iterable[str]) -> dict[str, Stat]:
             continue
         found[name] = (info.st_size, info.st_mtime_ns, info.st_ino)
     return found
+
+
+def stated(root: Path, digests: Mapping[str, bytes | None]
+           ) -> dict[str, tuple[bytes | None, Stat]]:
+    """A manifest as stored: each of ``root``'s files with its digest and its stat now (the
+    files gone are left out)."""
+    return {name: (digests[name], stat) for name, stat in file_stats(root, digests).items()}
 
 
 def live_files(root: Path, stored: Mapping[str, tuple[bytes | None, Stat]]

@@ -135,9 +135,14 @@ class OutputTree:
     """One output folder and its spare, with what this process knows each of them holds."""
 
     def __init__(self, output: Path, keep_spare: bool = True,
-                 waiting: Callable[[], None] | None = None) -> None:
+                 waiting: Callable[[], None] | None = None, remember: bool | None = None) -> None:
         self.output = output
         self.keep_spare = keep_spare
+        """Keep the previous site as the spare after a swap (watch mode, and a build whose
+        cache stores the spare's manifest for the next one: ``spare_untouched``)."""
+        self.remember = keep_spare if remember is None else remember
+        """Hold small staged files' bytes objects for the next build in this process
+        (``Staging.put``): only a tree that lives on for rebuilds gains by it."""
         self.waiting = waiting
         """Called when another process is writing this output and this one must wait for it
         (``writing_lock``)."""
@@ -157,11 +162,17 @@ class OutputTree:
         """Digests of the output's files, as far as this process knows them (maybe none)."""
         return self.live if self.trusted() and self.live is not None else {}
 
-    def trust(self, live: Manifest) -> None:
-        """Take ``live`` as what the output holds now: a manifest an earlier process left and
-        the caller checked against the files (incremental/store.py)."""
-        self.live, self.spare, self.behind = dict(live), None, None
+    def trust(self, live: Manifest, spare: Manifest | None = None) -> None:
+        """Take ``live`` as what the output holds now, and ``spare`` as what the spare holds
+        (None: unknown): manifests an earlier process left and the caller checked against
+        the files (incremental/store.py), the spare's only if ``spare_untouched``."""
+        self.live, self.behind = dict(live), None
+        self.spare = None if spare is None else dict(spare)
         self._identity = self._identify()
+
+    def spares(self) -> Mapping[str, bytes | None]:
+        """Digests of the spare's files, as far as this process knows them (maybe none)."""
+        return self.spare if self.trusted() and self.spare is not None else {}
 
     def trusted(self) -> bool:
         """True when the folders are still the ones this process last wrote."""
@@ -236,6 +247,7 @@ class OutputTree:
     def _fill_batch(self, names: list[str], made: set[str]) -> None:
         """Hard-link these output files into the spare (made if there is none yet)."""
         staging, _ = staging_paths(self.output)
+        _spare_changing(staging)
         if self.spare is None:
             self.spare, _ = _prepare_spare(staging)
             self.behind = None
@@ -254,6 +266,7 @@ class OutputTree:
 
     def _begin(self) -> Staging:
         staging, _ = staging_paths(self.output)
+        _spare_changing(staging)
         trusted = self.trusted()
         live = self.live if trusted and self.live is not None else _unknown(
             _list_files(self.output))
@@ -267,7 +280,7 @@ class OutputTree:
         parts, self._parts = self._parts, {}
         return Staging(_Trees(self.output, staging, live, spare), spare_dirs,
                        existed=self.output.exists(), previous=previous,
-                       remember=self.keep_spare, previous_parts=parts,
+                       remember=self.remember, previous_parts=parts,
                        behind=behind if trusted else None)
 
     def _finish(self, staging: Staging) -> None:
@@ -525,6 +538,21 @@ def _inode(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (info.st_dev, info.st_ino)
+
+
+def spare_untouched(output: Path) -> bool:
+    """Is the spare still the site a swap left there? It keeps that site's marker until a
+    build starts changing it (``_spare_changing``), so a manifest of the spare stored after
+    the swap still describes it; a build killed while staging leaves files no manifest has."""
+    spare = staging_paths(output)[0]
+    return not spare.is_symlink() and _read_or_none(spare / MARKER) == MARKER_TEXT
+
+
+def _spare_changing(staging: Path) -> None:
+    """Drop the spare's marker before changing it (``spare_untouched``); ``_finish`` writes
+    the new site's."""
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+        os.unlink(staging / MARKER)
 
 
 def _unknown(names: Collection[str]) -> Manifest:
