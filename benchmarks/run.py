@@ -219,8 +219,11 @@ CACHE = ".site-gen-cache"
 
 
 def site_gen(root: Path, out: Path, fresh: bool, jobs: int | None) -> Run:
-    if fresh:
-        shutil.rmtree(root / CACHE, ignore_errors=True)
+    if fresh:  # nothing of an earlier build: no cache, and no previous site kept beside
+        shutil.rmtree(root / CACHE, ignore_errors=True)  # the output (docs/usage.md)
+        spare = out.with_name(f".{out.name}.staging")
+        if spare.exists():
+            bury(spare)
     settle(out if fresh else None)
     command = [sys.executable, "-m", "site_gen", "build", "--quiet", "--project", str(root),
                "--output", str(out)] + (["--jobs", str(jobs)] if jobs else [])

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import rjsmin
 
+from site_gen.catalog.merge import RecordKeys, dump_keys
 from site_gen.model import Catalog, Dump, Lookup
 from site_gen.plan.redirects import (
     LOCK_FILE,
@@ -177,8 +178,15 @@ def dump_folder(content: Path, refused: frozenset[Path] | set[Path]) -> list[tup
     return sorted(found)
 
 
-def parse_dump(shown: str, data: bytes) -> tuple[Dump | None, list[Diagnostic]]:
-    return read_dump(shown, data)
+ParsedDump = tuple[Dump | None, list[Diagnostic], tuple[RecordKeys, ...]]
+
+
+def parse_dump(shown: str, data: bytes) -> ParsedDump:
+    """A dump read, with its records' merge keys (``catalog.merge.dump_keys``): folding their
+    text is most of merging's cost, which runs on one core, so the processes that parse
+    dumps make them, and a build again takes them from the stored parse."""
+    dump, found = read_dump(shown, data)
+    return dump, found, () if dump is None else dump_keys(dump)
 
 
 def keep_bytes(shown: str, data: bytes) -> bytes:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
-from site_gen.catalog.merge import group_records
+from site_gen.catalog.merge import RecordKeys, dump_keys, group_records
 from site_gen.model import (
     Author,
     Catalog,
@@ -34,10 +34,17 @@ from site_gen.util.subjects import category
 from site_gen.util.text import derive_title, fold, plain_text, slugify
 
 
-def build_catalog(dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
-    """Merge every dump's records into the site's papers, authors and subjects."""
-    records = [r for dump in sorted(dumps, key=lambda d: d.path) for r in dump.records]
-    groups, diagnostics = group_records(records)
+def build_catalog(dumps: Sequence[Dump], curation: Curation,
+                  keys: Mapping[str, Sequence[RecordKeys]] | None = None
+                  ) -> tuple[Catalog, list[Diagnostic]]:
+    """Merge every dump's records into the site's papers, authors and subjects. ``keys``:
+    the ``merge.dump_keys`` of dumps by path, where made already."""
+    ordered_dumps = sorted(dumps, key=lambda d: d.path)
+    records = [r for dump in ordered_dumps for r in dump.records]
+    known = keys or {}
+    groups, diagnostics = group_records(records, [
+        k for dump in ordered_dumps
+        for k in (known[dump.path] if dump.path in known else dump_keys(dump))])
     names = NameIndex(curation, dumps)
     drafts = [draft_paper(group, names, diagnostics) for group in groups]
     drafts, diagnostics = settled(groups, drafts, names, curation, diagnostics)

@@ -10,7 +10,10 @@ The rule, in words (docs/merging.md says the same):
 Keys are looked up in dictionaries, so grouping is linear in the number of records. Records
 that share the opening of their abstract but no key are reported as suspected duplicates.
 
-``group_records`` is the rule's definition. ``incremental.grouping.Regrouping`` keeps its
+``group_records`` is the rule's definition. What it compares are a record's ``RecordKeys``:
+folding its text is most of merging's cost, so they may be made beforehand, where the record
+is parsed (incremental/builder.py does, in the processes that parse dumps, and keeps them
+with each dump's parse). ``incremental.grouping.Regrouping`` keeps its
 groups up to date while dumps change a few at a time (watch mode), from the pieces here
 (``UnionFind``, ``years_agree``, ``abstract_opening``, ``suspected``); property tests hold it to
 ``group_records``.
@@ -18,10 +21,12 @@ groups up to date while dumps change a few at a time (watch mode), from the piec
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from site_gen.model import Record
+from site_gen.model import Dump, Record
 from site_gen.util.diagnostics import Diagnostic, warning
 from site_gen.util.text import fold, plain_text
 
@@ -43,6 +48,37 @@ def title_key(record: Record) -> str | None:
     return key if len(key.split()) >= MIN_TITLE_WORDS else None
 
 
+class RecordKeys(NamedTuple):
+    """What a record is grouped and compared by, each a digest of the folded text (None
+    where there is no such key): equal digests are equal texts."""
+
+    abstract: bytes | None
+    """The folded abstract, when long enough to identify a paper."""
+    title: bytes | None
+    """The folded title, when specific enough (``title_key``)."""
+    opening: bytes | None
+    """The abstract's first words (``abstract_opening``): records opening alike but kept
+    apart are suspected duplicates."""
+
+
+def record_keys(record: Record) -> RecordKeys:
+    """A record's keys (folding its abstract and title: the costly part of merging)."""
+    folded = folded_abstract(record)
+    title, opening = title_key(record), abstract_opening(folded)
+    return RecordKeys(_digest(folded) if len(folded) >= MIN_ABSTRACT_KEY else None,
+                      None if title is None else _digest(title),
+                      None if opening is None else _digest(opening))
+
+
+def dump_keys(dump: Dump) -> tuple[RecordKeys, ...]:
+    """The keys of each of a dump's records, in order."""
+    return tuple(map(record_keys, dump.records))
+
+
+def _digest(key: str) -> bytes:
+    return hashlib.blake2b(key.encode("utf-8"), digest_size=16).digest()
+
+
 class UnionFind:
     """Disjoint sets of ``0 .. size - 1``; each set's root is its smallest member."""
 
@@ -61,24 +97,26 @@ class UnionFind:
             self.parent[max(ra, rb)] = min(ra, rb)
 
 
-def group_records(records: Sequence[Record]) -> tuple[list[list[Record]], list[Diagnostic]]:
-    """Partition records into papers; groups keep the input order of their records."""
-    abstracts = [folded_abstract(r) for r in records]
+def group_records(records: Sequence[Record], keys: Sequence[RecordKeys] | None = None
+                  ) -> tuple[list[list[Record]], list[Diagnostic]]:
+    """Partition records into papers; groups keep the input order of their records.
+    ``keys``: each record's ``record_keys``, when made already."""
+    keys = list(map(record_keys, records)) if keys is None else keys
     sets = UnionFind(len(records))
-    by_abstract: dict[str, int] = {}
-    by_title: dict[str, int] = {}
-    for i, record in enumerate(records):
-        if len(abstracts[i]) >= MIN_ABSTRACT_KEY:
-            sets.union(by_abstract.setdefault(abstracts[i], i), i)
-        if (key := title_key(record)) is not None:
-            first = by_title.setdefault(key, i)
+    by_abstract: dict[bytes, int] = {}
+    by_title: dict[bytes, int] = {}
+    for i, (record, key) in enumerate(zip(records, keys, strict=True)):
+        if key.abstract is not None:
+            sets.union(by_abstract.setdefault(key.abstract, i), i)
+        if key.title is not None:
+            first = by_title.setdefault(key.title, i)
             if years_agree(records[first], record):
                 sets.union(first, i)
     groups: dict[int, list[Record]] = defaultdict(list)
     for i, record in enumerate(records):
         groups[sets.find(i)].append(record)
     ordered = [groups[root] for root in sorted(groups)]
-    return ordered, _suspected_duplicates(records, abstracts, sets)
+    return ordered, _suspected_duplicates(records, keys, sets)
 
 
 def years_agree(a: Record, b: Record) -> bool:
@@ -92,13 +130,13 @@ def abstract_opening(folded: str) -> str | None:
     return " ".join(words[:OPENING_WORDS]) if len(words) >= OPENING_WORDS else None
 
 
-def _suspected_duplicates(records: Sequence[Record], abstracts: Sequence[str],
+def _suspected_duplicates(records: Sequence[Record], keys: Sequence[RecordKeys],
                           sets: UnionFind) -> list[Diagnostic]:
     """Warn about records whose abstracts open alike but that were kept apart."""
-    by_opening: dict[str, list[int]] = defaultdict(list)
-    for i, folded in enumerate(abstracts):
-        if (opening := abstract_opening(folded)) is not None:
-            by_opening[opening].append(i)
+    by_opening: dict[bytes, list[int]] = defaultdict(list)
+    for i, key in enumerate(keys):
+        if key.opening is not None:
+            by_opening[key.opening].append(i)
     diagnostics = []
     for members in by_opening.values():
         first = members[0]

@@ -30,6 +30,7 @@ import jinja2
 from markupsafe import Markup
 
 from site_gen.catalog.assemble import build_catalog
+from site_gen.catalog.merge import RecordKeys
 from site_gen.incremental import store
 from site_gen.incremental.cache import FileCache, Lookup, RenderMemory, intern_catalog
 from site_gen.incremental.catalog import CatalogMemo
@@ -53,6 +54,7 @@ from site_gen.pipeline import (
     DUMPS_DIR,
     LOCK_SHOWN,
     BuildResult,
+    ParsedDump,
     Plan,
     dump_folder,
     is_dump,
@@ -160,7 +162,7 @@ class Builder:
         its manifest is stored (``_store``): a build again then stages only what changed
         since, rather than linking the whole site into a new folder (19,000 files in 12,000
         folders at 10,000 papers) and deleting the old one."""
-        self.dumps: FileCache[tuple[Dump | None, list[Diagnostic]]] = self._dump_cache()
+        self.dumps: FileCache[ParsedDump] = self._dump_cache()
         self.static: FileCache[bytes] = FileCache(static_bytes)
         self.page_files: FileCache[bytes] = FileCache(keep_bytes)
         self.lock: FileCache[tuple[Lock, list[Diagnostic]]] = FileCache(parse_lock)
@@ -184,7 +186,7 @@ class Builder:
         print(f"waiting for another site-gen process to finish writing {self.output}",
               file=sys.stderr, flush=True)
 
-    def _dump_cache(self) -> FileCache[tuple[Dump | None, list[Diagnostic]]]:
+    def _dump_cache(self) -> FileCache[ParsedDump]:
         """Dumps parsed by as many processes as pages are rendered by (``--jobs``), and kept
         in the cache folder when there is one (``store.ParsedFiles``)."""
         return FileCache(parse_dump, processes=self.jobs or os.cpu_count() or 1,
@@ -357,12 +359,12 @@ class Builder:
         if diagnostics:
             return None, diagnostics, None, ()
         config, build_time = self._settings(content, diagnostics)
-        dumps, reread = self._read_dumps(content, refused, changed, diagnostics)
+        dumps, keys, reread = self._read_dumps(content, refused, changed, diagnostics)
         stopwatch.lap("read dumps")
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
-        catalog, more = (build_catalog(dumps, curation) if self.catalog_memo is None
-                         else self.catalog_memo.build(dumps, curation))
-        del dumps
+        catalog, more = (build_catalog(dumps, curation, keys) if self.catalog_memo is None
+                         else self.catalog_memo.build(dumps, curation, keys))
+        del dumps, keys
         if not self.keep_spare:
             self.dumps = self._dump_cache()  # a one-shot build reads each dump once,
             fold.cache_clear()  # and folds each abstract once, to merge (24 MB at 10k papers)
@@ -408,8 +410,10 @@ class Builder:
         return config, build_time
 
     def _read_dumps(self, content: Path, refused: set[Path], changed: Collection[str],
-                    diagnostics: list[Diagnostic]) -> tuple[list[Dump], tuple[str, ...]]:
-        """Parsed dumps, from the cache where a file did not change."""
+                    diagnostics: list[Diagnostic]
+                    ) -> tuple[list[Dump], dict[str, tuple[RecordKeys, ...]], tuple[str, ...]]:
+        """Parsed dumps, from the cache where a file did not change, with their records'
+        merge keys by dump path."""
         files = dump_folder(content, refused)
         entries, reread = self.dumps.load([(s, p) for s, p in files if is_dump(p)], changed)
         self._dumps_taken = self.dumps.taken
@@ -420,13 +424,14 @@ class Builder:
             diagnostics.append(warning(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found: "
                                        "copy profile exports here as .txt files "
                                        "(docs/dump-formats.md); the site has no papers yet", "no-dumps"))
-        dumps = []
+        dumps, keys = [], {}
         for entry in entries.values():
-            dump, found = entry.value
+            dump, found, keyed = entry.value
             diagnostics += found
             if dump is not None:
                 dumps.append(dump)
-        return dumps, tuple(reread)
+                keys[dump.path] = keyed
+        return dumps, keys, tuple(reread)
 
     def _read_lock(self, path: Path, changed: Collection[str]) -> tuple[Lock | None, list[Diagnostic]]:
         """The recorded URLs (None when there is no lock file; ``parse_lock``), parsed again

@@ -12,7 +12,7 @@ on all of it.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from itertools import chain, compress
 from operator import itemgetter
 from typing import TypeVar
@@ -33,6 +33,7 @@ from site_gen.catalog.assemble import (
     unique_slugs,
     with_ids,
 )
+from site_gen.catalog.merge import RecordKeys
 from site_gen.incremental.grouping import Regrouping
 from site_gen.model import Author, Catalog, Dump, Paper, Record
 from site_gen.read.curation import Curation
@@ -66,19 +67,22 @@ class CatalogMemo:
         self.authors: dict[str, tuple[AuthorInputs, Author]] = {}
         """By author id: what an Author was made from, and the Author."""
 
-    def build(self, dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
-        """``build_catalog(dumps, curation)``; after an error the memo starts afresh. Dumps
-        sharing a path (no Builder hands such over) are merged without the memo."""
+    def build(self, dumps: Sequence[Dump], curation: Curation,
+              keys: Mapping[str, Sequence[RecordKeys]] | None = None
+              ) -> tuple[Catalog, list[Diagnostic]]:
+        """``build_catalog(dumps, curation, keys)``; after an error the memo starts afresh.
+        Dumps sharing a path (no Builder hands such over) are merged without the memo."""
         if len({d.path for d in dumps}) != len(dumps):
-            return build_catalog(dumps, curation)
+            return build_catalog(dumps, curation, keys)
         try:
-            return self._build(dumps, curation)
+            return self._build(dumps, curation, keys)
         except BaseException:
             self._clear()
             raise
 
-    def _build(self, dumps: Sequence[Dump], curation: Curation) -> tuple[Catalog, list[Diagnostic]]:
-        groups, diagnostics = self.groups.update(dumps)
+    def _build(self, dumps: Sequence[Dump], curation: Curation,
+               keys: Mapping[str, Sequence[RecordKeys]] | None) -> tuple[Catalog, list[Diagnostic]]:
+        groups, diagnostics = self.groups.update(dumps, keys)
         names = self._names(curation, dumps)
         drafts = self._drafts(groups, names, diagnostics)
         drafts, diagnostics = settled(groups, drafts, names, curation, diagnostics)

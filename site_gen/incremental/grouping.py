@@ -11,20 +11,12 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter, itemgetter, not_
 
-from site_gen.catalog.merge import (
-    MIN_ABSTRACT_KEY,
-    UnionFind,
-    abstract_opening,
-    folded_abstract,
-    suspected,
-    title_key,
-    years_agree,
-)
+from site_gen.catalog.merge import RecordKeys, UnionFind, record_keys, suspected, years_agree
 from site_gen.model import Dump, Record
 from site_gen.util.diagnostics import Diagnostic
 
@@ -34,19 +26,12 @@ Position = tuple[str, int]
 
 @dataclass(frozen=True, slots=True)
 class _Keyed:
-    """A record with the keys it is grouped and compared by (folding them is the costly part)."""
+    """A record with the keys it is grouped and compared by (``merge.RecordKeys``)."""
 
     record: Record
-    abstract: str | None
-    """The folded abstract, when long enough to identify a paper."""
-    title: str | None
-    opening: str | None
-
-
-def _keyed(record: Record) -> _Keyed:
-    folded = folded_abstract(record)
-    return _Keyed(record, folded if len(folded) >= MIN_ABSTRACT_KEY else None,
-                  title_key(record), abstract_opening(folded))
+    abstract: bytes | None
+    title: bytes | None
+    opening: bytes | None
 
 
 @dataclass(eq=False, slots=True)
@@ -61,9 +46,9 @@ class _Group:
 class _Change:
     """What removing and adding dumps touched: keys, the groups that held them, new records."""
 
-    abstracts: set[str] = field(default_factory=set)
-    titles: set[str] = field(default_factory=set)
-    openings: set[str] = field(default_factory=set)
+    abstracts: set[bytes] = field(default_factory=set)
+    titles: set[bytes] = field(default_factory=set)
+    openings: set[bytes] = field(default_factory=set)
     groups: dict[int, _Group] = field(default_factory=dict)
     added: list[Position] = field(default_factory=list)
 
@@ -79,26 +64,31 @@ class Regrouping:
 
     def __init__(self) -> None:
         self._dumps: dict[str, Dump] = {}
+        self._given: Mapping[str, Sequence[RecordKeys]] = {}
+        """The keys ``update`` was given, while it runs."""
         self._keyed: dict[Position, _Keyed] = {}
-        self._by_abstract: dict[str, list[Position]] = {}
-        self._by_title: dict[str, list[Position]] = {}
-        self._by_opening: dict[str, list[Position]] = {}
+        self._by_abstract: dict[bytes, list[Position]] = {}
+        self._by_title: dict[bytes, list[Position]] = {}
+        self._by_opening: dict[bytes, list[Position]] = {}
         self._group_of: dict[Position, _Group] = {}
         self._groups: list[_Group] = []
         """Ordered by their first record, as ``group_records`` orders them."""
         self._records: list[list[Record]] = []
         """Each group's records, in the same order (what ``update`` returns, copied)."""
-        self._suspects: dict[str, tuple[Position, list[Diagnostic]]] = {}
+        self._suspects: dict[bytes, tuple[Position, list[Diagnostic]]] = {}
         """Suspected-duplicate warnings by abstract opening, with the opening's first record."""
 
-    def update(self, dumps: Sequence[Dump]) -> tuple[list[list[Record]], list[Diagnostic]]:
-        """``group_records`` of the dumps' records in path order (paths must be unique).
+    def update(self, dumps: Sequence[Dump], keys: Mapping[str, Sequence[RecordKeys]] | None = None
+               ) -> tuple[list[list[Record]], list[Diagnostic]]:
+        """``group_records`` of the dumps' records in path order (paths must be unique);
+        ``keys``: the ``merge.dump_keys`` of dumps by path, where made already.
 
         A dump read again after an edit is a new object with new records, but most of them
         equal the ones they replace: only the records that differ from the one at the same
         place before are taken out and put in, so the groups of the rest stay the same
         objects (and the catalog's drafts and papers made from them are reused)."""
         current = {d.path: d for d in dumps}
+        self._given = keys or {}
         change = _Change()
         for path, dump in self._dumps.items():
             now = current.get(path)
@@ -109,7 +99,7 @@ class Regrouping:
         for path, dump in current.items():
             if path not in self._dumps:
                 self._add(dump, range(len(dump.records)), change)
-        self._dumps = current
+        self._dumps, self._given = current, {}
         if change.added or change.groups:
             regrouped = self._regroup(change)
             self._recheck(change.openings.union(
@@ -144,11 +134,14 @@ class Regrouping:
             change.groups[id(group)] = group
 
     def _add(self, dump: Dump, places: Iterable[int], change: _Change) -> None:
-        """Key these records of a dump (folding their text) and index them by each key."""
+        """Key these records of a dump (folding their text, unless ``update`` was given their
+        keys) and index them by each key."""
+        given = self._given.get(dump.path)
         for i in places:
             record = dump.records[i]
             position = (dump.path, i)
-            keyed = self._keyed[position] = _keyed(record)
+            keyed = self._keyed[position] = _Keyed(
+                record, *(record_keys(record) if given is None else given[i]))
             for index, key, touched in self._indexes(keyed, change):
                 if key is not None:
                     insort(index.setdefault(key, []), position)
@@ -156,7 +149,7 @@ class Regrouping:
             change.added.append(position)
 
     def _indexes(self, keyed: _Keyed, change: _Change
-                 ) -> Iterable[tuple[dict[str, list[Position]], str | None, set[str]]]:
+                 ) -> Iterable[tuple[dict[bytes, list[Position]], bytes | None, set[bytes]]]:
         """Each index a record is in, with its key there and the keys ``change`` touched."""
         return ((self._by_abstract, keyed.abstract, change.abstracts),
                 (self._by_title, keyed.title, change.titles),
@@ -211,7 +204,7 @@ class Regrouping:
             members[sets.find(i)].append(position)
         return [_Group(tuple(m), [self._keyed[p].record for p in m]) for m in members.values()]
 
-    def _recheck(self, openings: Iterable[str]) -> None:
+    def _recheck(self, openings: Iterable[bytes]) -> None:
         """Warn again about the openings whose records or groups changed."""
         for opening in openings:
             members = self._by_opening.get(opening, [])
