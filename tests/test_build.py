@@ -397,14 +397,14 @@ def test_a_build_keeps_its_pages_while_the_process_ahead_works_and_stops_it_to_s
     project = make_project(GOOD)
     cache = project / ".site-gen-cache"
     assert Builder(project, cache=cache).build().ok
-    parent, stream = os.getpid(), build_module.catalog_file_stream
+    parent, stream = os.getpid(), build_module.finding_file_stream
 
     def slow_in_the_child(*args: object, **kwargs: object) -> object:
         if os.getpid() != parent:
             time.sleep(60)  # stopped long before: the test waits for none of it
         return stream(*args, **kwargs)
 
-    monkeypatch.setattr(build_module, "catalog_file_stream", slow_in_the_child)
+    monkeypatch.setattr(build_module, "finding_file_stream", slow_in_the_child)
     keep, take, seen = build_module.Staging.keep, build_module.Builder._take_ahead, []
 
     def stale_once(self: Staging, names: object) -> None:
@@ -444,14 +444,14 @@ def test_if_the_process_ahead_fails_the_files_are_made_here(make_project, tmp_pa
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     project = make_project(GOOD)
     here = Builder(project, tmp_path / "here", jobs=1).build()
-    parent, stream = os.getpid(), build_module.catalog_file_stream
+    parent, stream = os.getpid(), build_module.finding_file_stream
 
     def failing_in_the_child(*args: object, **kwargs: object) -> object:
         if os.getpid() != parent:
             raise RuntimeError("a failure in the forked process only")
         return stream(*args, **kwargs)
 
-    monkeypatch.setattr(build_module, "catalog_file_stream", failing_in_the_child)
+    monkeypatch.setattr(build_module, "finding_file_stream", failing_in_the_child)
     there = Builder(project, tmp_path / "there", jobs=2).build()
     assert len(ahead) == 1 and here.ok and there.ok
     assert read_tree(tmp_path / "there") == read_tree(tmp_path / "here")
@@ -492,8 +492,8 @@ def test_a_build_and_the_processes_it_forks_run_without_the_collector(
     monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 0)
     monkeypatch.setattr(build_module.Builder, "plan", noting("plan", build_module.Builder.plan))
     monkeypatch.setattr(engine, "_render_one", noting("render", engine._render_one))
-    monkeypatch.setattr(build_module, "catalog_file_stream",
-                        noting("ahead", build_module.catalog_file_stream))
+    monkeypatch.setattr(build_module, "finding_file_stream",
+                        noting("ahead", build_module.finding_file_stream))
     project = make_project(GOOD)
     assert gc.isenabled() and Builder(project, jobs=2).build().ok and gc.isenabled()
     seen = [line.split() for line in notes.read_text().splitlines()]

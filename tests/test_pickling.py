@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from site_gen.catalog.merge import RecordKeys, dump_keys
 from site_gen.incremental.builder import Builder
 from site_gen.incremental.cache import PageMemo
 from site_gen.model import Author, Dump, Paper, Record, SourceRef, Subject
@@ -52,10 +53,12 @@ def test_a_demo_plan_comes_back_whole(demo_project: Path) -> None:
 
 def test_parsed_dumps_come_back_whole(demo_project: Path) -> None:
     for path in sorted((demo_project / "content" / "dumps").iterdir()):
-        dump, _ = parse_dump(f"content/dumps/{path.name}", path.read_bytes())
-        assert isinstance(dump, Dump)
-        back = pickle.loads(pickle.dumps(dump, protocol=pickle.HIGHEST_PROTOCOL))
-        assert same_fields(back, dump)
+        parsed = parse_dump(f"content/dumps/{path.name}", path.read_bytes())
+        dump, keys = parsed[0], parsed[2]
+        assert isinstance(dump, Dump) and keys == dump_keys(dump)
+        back, keys_back = pickle.loads(pickle.dumps((dump, keys), protocol=pickle.HIGHEST_PROTOCOL))
+        assert same_fields(back, dump) and keys_back == keys
+        assert all(type(k) is RecordKeys for k in keys_back)
         assert all(type(r) is Record and type(r.source) is SourceRef for r in back.records)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import itertools
 import multiprocessing
 import multiprocessing.process
 import os
@@ -41,9 +42,10 @@ from site_gen.incremental.routes import RouteMemo
 from site_gen.incremental.store import StoredKey
 from site_gen.model import Catalog, Dump
 from site_gen.outputs.citations import bibtex_entries
+from site_gen.outputs.exports import export_files
 from site_gen.outputs.files import (
     SiteFile,
-    catalog_file_stream,
+    finding_file_stream,
     route_file_stream,
     site_file_stream,
 )
@@ -336,7 +338,7 @@ class Builder:
             return
         def make() -> Iterator[SiteFile]:
             entries = bibtex_entries(catalog, config.site_url)
-            return catalog_file_stream(catalog, config, entries, build_time)
+            return finding_file_stream(catalog, config, entries, build_time)
 
         ahead.start(make)
         if ahead.started:  # made in both processes: that one, the long pole of a build
@@ -502,10 +504,10 @@ class Builder:
                         rendered = pages.result()
                         stopwatch.lap("render")
                     else:
-                        kept_files = set()
-                        files = self._put_site_files(
-                            route_file_stream(plan.config, plan.routes),
-                            staging, taken)
+                        kept_files = set()  # the exports are made here: the process
+                        files = self._put_site_files(itertools.chain(  # ahead is the long pole
+                            route_file_stream(plan.config, plan.routes),  # of a build again
+                            export_files(plan.catalog, plan.config)), staging, taken)
                         if pages.parallel:  # this process renders until ``ahead``'s is done,
                             pages.render_while(ahead.busy)  # then forks the workers: three
                             self._take_ahead(ahead, staging, taken)  # at once took longer

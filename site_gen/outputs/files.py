@@ -71,7 +71,14 @@ def pages_files(config: Config) -> Iterator[SiteFile]:
 def catalog_file_stream(catalog: Catalog, config: Config, entries: dict[str, str],
                         build_time: datetime | None) -> Iterator[SiteFile]:
     """The files beside the pages made from the catalog alone (``site_file_stream``)."""
+    yield from finding_file_stream(catalog, config, entries, build_time)
+    yield from export_files(catalog, config)
+
+
+def finding_file_stream(catalog: Catalog, config: Config, entries: dict[str, str],
+                        build_time: datetime | None) -> Iterator[SiteFile]:
+    """Those of ``catalog_file_stream`` but the data exports: the search index, feeds and
+    citations (a one-shot build makes these in one process, the exports in another)."""
     yield from search_files(catalog)
     yield from feed_files(catalog, config, build_time)
     yield from citation_files(catalog, config.site_url, entries, config.citation_files)
-    yield from export_files(catalog, config)
