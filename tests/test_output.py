@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -325,7 +327,7 @@ def test_a_one_shot_tree_writes_parts_as_they_are_made(tmp_path: Path, monkeypat
     parts is on disk before the next part is made; the side file never reaches the output."""
     monkeypatch.setattr(output_module, "WRITEV_BUFFERS", 2)
     out = tmp_path / "_site"
-    side = staging_paths(out)[0] / output_module.PARTIAL
+    side = staging_paths(out)[0] / output_module.partial_name()
     seen: list[int] = []
 
     def made() -> Iterator[bytes]:
@@ -344,7 +346,34 @@ def test_a_one_shot_tree_writes_parts_as_they_are_made(tmp_path: Path, monkeypat
         staging.put_parts("papers.json", iter(PARTS))
     assert staging.result.changed == ()
     assert os.stat(out / "papers.json").st_ino == inode  # linked from the previous output
-    assert not side.exists() and not (out / output_module.PARTIAL).exists()
+    assert not side.exists() and not (out / output_module.partial_name()).exists()
+
+
+def test_two_processes_write_files_in_parts_into_one_spare_at_once(tmp_path: Path) -> None:
+    """A build and the process it forks ahead both stage files given in parts, at the same
+    time, each through a side file: neither may take the other's for its own."""
+    out = tmp_path / "_site"
+    ours = {f"ours{n}.json": [b"%d-" % n] * 50 for n in range(20)}
+    theirs = {f"theirs{n}.json": [b"%d+" % n] * 50 for n in range(20)}
+
+    def slowly(parts: list[bytes]) -> Iterator[bytes]:
+        for part in parts:
+            time.sleep(0.0002)
+            yield part
+
+    with OutputTree(out, keep_spare=False).staging() as staging:
+        reader, writer = multiprocessing.get_context("fork").Pipe(duplex=False)
+        child = multiprocessing.get_context("fork").Process(target=lambda: writer.send(
+            [staging.write_stream(name, slowly(parts)) for name, parts in theirs.items()]))
+        child.start()
+        for name, parts in ours.items():
+            staging.put_parts(name, slowly(parts))
+        assert reader.poll(30), "the other process failed"
+        for receipt in reader.recv():
+            staging.record(receipt)
+        child.join()
+    assert read_tree(out) == tree_of({name: b"".join(parts)
+                                      for name, parts in {**ours, **theirs}.items()})
 
 
 def test_a_one_shot_tree_remembers_no_bytes_it_staged(tmp_path: Path) -> None:

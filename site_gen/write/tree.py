@@ -405,11 +405,12 @@ class Staging:
         """``write`` of parts made as they are written: to a side file of the spare first,
         which becomes the file unless the output already held these bytes (then linked).
 
-        Like ``write``, a forked process may call it (one at a time: the side file has one
-        name); the process that owns the tree records the receipt."""
+        Like ``write``, a forked process may call it, one file at a time, while others do
+        (each process has a side file of its own: ``partial_name``); the process that owns
+        the tree records the receipt."""
         trees = self.trees
         _make_dirs(trees.staging, os.path.dirname(name), self._made)
-        side = trees.staging / PARTIAL
+        side = trees.staging / partial_name()
         _clear(side)
         want = _write_parts(side, parts)
         same = _same_file_as_live(trees, name, want, side)
@@ -606,7 +607,13 @@ def _same_file_as_live(trees: _Trees, name: str, want: bytes, written: Path) -> 
 
 COMPARE_CHUNK = 1 << 20
 PARTIAL = MARKER + ".partial"
-"""The spare's side file for a file being written as its parts are made (``put_parts``)."""
+
+
+def partial_name() -> str:
+    """The spare's side file for a file this process writes as its parts are made
+    (``write_stream``): one a process, as a build and the process it forks ahead both write
+    files in parts into one spare at once."""
+    return f"{PARTIAL}.{os.getpid()}"
 
 
 def _read_or_none(path: Path, size: int | None = None) -> bytes | None:
