@@ -383,7 +383,7 @@ def test_a_build_again_forks_ahead_before_it_takes_back_the_memory(
                         lambda self, *args: (events.append("fork"), start(self, *args))[1])
     again = Builder(project, cache=cache).build()
     assert again.ok and again.rendered == 0
-    assert events == ["dict", "dict", "fork", "_Stored"]  # the output's manifest, the spare's
+    assert events == ["dict", "dict", "fork", "RenderMemory"]  # the output's manifest, the spare's
 
 
 def test_a_build_keeps_its_pages_while_the_process_ahead_works_and_stops_it_to_start_again(

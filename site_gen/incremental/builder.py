@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Callable, Collection, Iterator, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -254,15 +254,15 @@ class Builder:
         if stored is None:
             return
         memory = stored.take()
-        if isinstance(memory, _Stored):
-            self.memory, self.fragments = memory.memory, memory.fragments
+        if isinstance(memory, RenderMemory):
+            self.memory = memory
         stopwatch.lap("cache read")
 
     def _store(self, key: StoredKey, result: BuildResult, stopwatch: Stopwatch) -> BuildResult:
         """Put this build's memory in the cache folder; a note if that failed (the build did
         not: the next one starts afresh)."""
         assert self.cache is not None
-        memory = self._pickled or store.ToPickle(_Stored(self.memory, self.fragments))
+        memory = self._pickled or store.ToPickle(self.memory)
         manifests = [store.pickled(store.stated(root, files)) for root, files in (
             (self.output, self.tree.digests()), (staging_paths(self.output)[0], self.tree.spares()))]
         problem = store.save(self.cache, key, [*manifests, memory])
@@ -543,7 +543,7 @@ class Builder:
         process finishes the files beside the pages: a rebuild that renders few pages
         waits a second or more for it at 10,000 papers."""
         if self.cache is not None:
-            self._pickled = store.pickled(_Stored(memory, self.fragments))
+            self._pickled = store.pickled(memory)
             stopwatch.lap("cache write")
 
     def _put_site_files(self, stream: Iterator[SiteFile | Carried], staging: Staging,
@@ -661,17 +661,6 @@ class Builder:
     def close(self) -> None:
         """Remove the spare output folder a watch session kept (see write/tree.py)."""
         self.tree.remove_spare()
-
-
-@dataclass(frozen=True, slots=True)
-class _Stored:
-    """What a Builder stores in its cache folder, besides the output's manifest (each file's
-    digest and stat when it was written, ``store.live_files``): what each page of the output
-    was rendered from (the catalog and routes included), and the list items rendered. One
-    pickle: objects the parts share stay one object when taken back."""
-
-    memory: RenderMemory
-    fragments: FragmentMemo
 
 
 class _Abandoned(Exception):

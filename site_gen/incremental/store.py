@@ -110,7 +110,7 @@ class Stored:
     10,000 papers that process no longer waits for)."""
 
     def __init__(self, data: bytes, start: int) -> None:
-        self._stream = io.BytesIO(data)  # shares ``data``'s buffer: no copy of the 35 MB
+        self._stream = io.BytesIO(data)  # shares ``data``'s buffer: no copy of the 33 MB
         self._stream.seek(start)
         self._end = len(data)
 
@@ -133,7 +133,7 @@ def pickled(value: object) -> bytes:
 
 class ToPickle(NamedTuple):
     """A part ``save`` pickles straight into the file, never holding the whole pickle: the
-    build's memory is 35 MB of it at 10,000 papers, at the end of the build, on top of the
+    build's memory is 33 MB of it at 10,000 papers, at the end of the build, on top of the
     site held in memory."""
 
     value: object
