@@ -12,10 +12,10 @@ that share the opening of their abstract but no key are reported as suspected du
 
 ``group_records`` is the rule's definition. What it compares are a record's ``RecordKeys``:
 folding its text is most of merging's cost, so they may be made beforehand, where the record
-is parsed (incremental/builder.py does, in the processes that parse dumps, and keeps them
-with each dump's parse). ``incremental.grouping.Regrouping`` keeps its
+is parsed (``pipeline.parse_dump`` does, in the processes that parse dumps, and the build
+cache keeps them with each dump's parse). ``incremental.grouping.Regrouping`` keeps its
 groups up to date while dumps change a few at a time (watch mode), from the pieces here
-(``UnionFind``, ``years_agree``, ``abstract_opening``, ``suspected``); property tests hold it to
+(``record_keys``, ``UnionFind``, ``years_agree``, ``suspected``); property tests hold it to
 ``group_records``.
 """
 

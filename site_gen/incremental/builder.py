@@ -369,7 +369,8 @@ class Builder:
         del dumps, keys
         if not self.keep_spare:
             self.dumps = self._dump_cache()  # a one-shot build reads each dump once,
-            fold.cache_clear()  # and folds each abstract once, to merge (24 MB at 10k papers)
+            fold.cache_clear()  # and folds each abstract once, for its merge keys (24 MB
+            # at 10k papers when the dumps are parsed in this process)
             gc.collect()  # frees the parsed dumps: see _collector_paused
         if on_catalog is not None:
             on_catalog(config, catalog, build_time,

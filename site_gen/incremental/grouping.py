@@ -64,8 +64,6 @@ class Regrouping:
 
     def __init__(self) -> None:
         self._dumps: dict[str, Dump] = {}
-        self._given: Mapping[str, Sequence[RecordKeys]] = {}
-        """The keys ``update`` was given, while it runs."""
         self._keyed: dict[Position, _Keyed] = {}
         self._by_abstract: dict[bytes, list[Position]] = {}
         self._by_title: dict[bytes, list[Position]] = {}
@@ -88,18 +86,18 @@ class Regrouping:
         place before are taken out and put in, so the groups of the rest stay the same
         objects (and the catalog's drafts and papers made from them are reused)."""
         current = {d.path: d for d in dumps}
-        self._given = keys or {}
+        given = keys or {}
         change = _Change()
         for path, dump in self._dumps.items():
             now = current.get(path)
             if now is None:
                 self._drop(dump, range(len(dump.records)), change)
             elif now is not dump:
-                self._replace(dump, now, change)
+                self._replace(dump, now, change, given.get(path))
         for path, dump in current.items():
             if path not in self._dumps:
-                self._add(dump, range(len(dump.records)), change)
-        self._dumps, self._given = current, {}
+                self._add(dump, range(len(dump.records)), change, given.get(path))
+        self._dumps = current
         if change.added or change.groups:
             regrouped = self._regroup(change)
             self._recheck(change.openings.union(
@@ -107,7 +105,8 @@ class Regrouping:
         suspects = sorted(self._suspects.values(), key=itemgetter(0))
         return list(self._records), [d for _, found in suspects for d in found]
 
-    def _replace(self, old: Dump, new: Dump, change: _Change) -> None:
+    def _replace(self, old: Dump, new: Dump, change: _Change,
+                 keys: Sequence[RecordKeys] | None) -> None:
         """Take out and put in the records of a dump read again that differ from the record
         at their place before (a record's place includes its line, so one put in or taken
         out moves the records after it, and those are put in again too)."""
@@ -116,7 +115,7 @@ class Regrouping:
                   if i >= len(records) or records[i] != record]
         self._drop(old, [i for i in differ if i < len(records)], change)
         self._drop(old, range(len(new.records), len(records)), change)
-        self._add(new, differ, change)
+        self._add(new, differ, change, keys)
 
     def _drop(self, dump: Dump, places: Iterable[int], change: _Change) -> None:
         """Take these records of a dump out; the groups that held them are to be made again."""
@@ -133,15 +132,15 @@ class Regrouping:
             group = self._group_of.pop(position)
             change.groups[id(group)] = group
 
-    def _add(self, dump: Dump, places: Iterable[int], change: _Change) -> None:
-        """Key these records of a dump (folding their text, unless ``update`` was given their
-        keys) and index them by each key."""
-        given = self._given.get(dump.path)
+    def _add(self, dump: Dump, places: Iterable[int], change: _Change,
+             keys: Sequence[RecordKeys] | None) -> None:
+        """Key these records of a dump (folding their text, unless ``keys`` holds the dump's
+        ``merge.dump_keys``) and index them by each key."""
         for i in places:
             record = dump.records[i]
             position = (dump.path, i)
             keyed = self._keyed[position] = _Keyed(
-                record, *(record_keys(record) if given is None else given[i]))
+                record, *(record_keys(record) if keys is None else keys[i]))
             for index, key, touched in self._indexes(keyed, change):
                 if key is not None:
                     insort(index.setdefault(key, []), position)
