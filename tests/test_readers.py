@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path
 
 import pytest
 from conftest import SEEDS, abstract, coauthor_dump, listing_dump
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from site_gen.read.dumps import read_dump
+from site_gen.read.names import _may_end_in_et_al, split_author_list
+from site_gen.read.source import _split_lines_normalising, split_lines
 from site_gen.util.diagnostics import Severity
 
 SEED_COUNTS = {"000": (18, "Jiamang Wang", "listing"), "001": (7, "Zhenxuan Pan", "listing"),
@@ -161,6 +166,27 @@ def test_control_characters_are_removed_with_a_warning() -> None:
     assert dump.records[1].title == "Notes on Looms"
     assert [(d.line, d.severity) for d in diagnostics] == [(19, Severity.WARNING)]
 
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["a", "Z", " ", "\t", "\n", "\r", "\r\n", "\x00", "\x0b",
+                                         "\x0c", "\x1c", "\x7f", "\x85", "\xa0", "\u2028", "é",
+                                         "e\u0301", "\u0301", "\u0327\u0301", "Å", "\u212b", "李",
+                                         "\ufeff"])).map("".join))
+def test_lines_of_a_clean_text_are_what_normalising_each_line_gives(text: str) -> None:
+    """split_lines takes NFC text with no control characters whole; it must give what the
+    line-by-line normalisation gives, numbers and warnings included."""
+    assert split_lines("d.txt", text) == _split_lines_normalising("d.txt", text)
+
+
+def test_every_character_an_et_al_can_end_in_passes_the_quick_test() -> None:
+    """split_author_list tries its "et al." pattern only on lines ending in one of these
+    characters, as the pattern's case-insensitive matching takes them."""
+    ends = [chr(c) for c in range(0x110000) if re.fullmatch("[ls.]", chr(c), re.IGNORECASE)]
+    assert len(ends) >= 5  # l L s S and the long s
+    assert all(_may_end_in_et_al(f"A B, and other{end} ") for end in ends)
+    assert split_author_list("A B, C D ET AL.") == (("A B", "C D"), True)
+    assert split_author_list("A B, C D and otherſ") == (("A B", "C D"), True)
 
 # ---- broken input: an error at the right line ------------------------------------------
 

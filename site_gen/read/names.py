@@ -56,7 +56,7 @@ def split_author_list(line: str) -> tuple[tuple[str, ...], bool] | None:
     """``"A, B, C et al."`` -> ((A, B, C), True); None when the line reads as prose."""
     if len(line) > MAX_AUTHOR_LINE:
         return None
-    body = _ET_AL.sub("", line)
+    body = _ET_AL.sub("", line) if _may_end_in_et_al(line) else line
     et_al = len(body) < len(line)
     if not all(map(is_name, _segments(body, brackets=False))):
         return None  # what brackets join holds these segments, so is longer still: prose
@@ -69,6 +69,13 @@ def split_author_list(line: str) -> tuple[tuple[str, ...], bool] | None:
     if not names or not all(is_name(n) and not reads_as_prose(n) for n in names):
         return None
     return tuple(names), et_al
+
+
+def _may_end_in_et_al(line: str) -> bool:
+    """Whether ``_ET_AL`` may match: the line ends, but for white space, in ``l``, ``.`` or
+    ``s`` as the pattern's case-insensitive matching takes them. Most lines tried (the
+    abstracts of co-author dumps too) do not, and the pattern takes 70 µs to find so."""
+    return line.rstrip()[-1:].casefold() in ("l", ".", "s")
 
 
 def _segments(body: str, brackets: bool = True) -> list[str]:

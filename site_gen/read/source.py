@@ -16,6 +16,8 @@ from site_gen.util.diagnostics import Diagnostic, error, warning
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # C0/C1 controls other than tab, plus DEL; they have no place in a dump and break HTML/XML.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_IN_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""``_CONTROL`` but carriage return, which a whole text holds as a line break."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +54,24 @@ def normalise_line(text: str) -> str:
 
 def split_lines(path: str, text: str) -> tuple[list[Line], list[Diagnostic]]:
     """The non-blank lines of ``text`` with their numbers; warns once about control characters."""
+    if _CONTROL_IN_TEXT.search(text) or not unicodedata.is_normalized("NFC", text):
+        return _split_lines_normalising(path, text)
+    # Every line is already what normalise_line makes of it but for its white space: NFC
+    # text split where no character composes or reorders across the break is NFC in each
+    # piece. This path is a sixth of the time of the one below (the parse of a dump).
+    raw = _LINE_BREAK.split(text) if "\r" in text else text.split("\n")
+    if "\t" in text:
+        raw = [line.replace("\t", " ") for line in raw]
+    return [Line(number, clean) for number, line in enumerate(raw, start=1)
+            if (clean := line.strip())], []
+
+
+def _split_lines_normalising(path: str, text: str) -> tuple[list[Line], list[Diagnostic]]:
+    """``split_lines`` of a text that holds control characters or is not NFC: line by line."""
     lines: list[Line] = []
     diagnostics: list[Diagnostic] = []
     for number, raw in enumerate(_LINE_BREAK.split(text), start=1):
-        if _CONTROL.search(raw.replace("\t", " ")) and not diagnostics:
+        if _CONTROL.search(raw) and not diagnostics:
             diagnostics.append(warning(path, number, "control characters removed",
                                                "control-characters"))
         clean = normalise_line(raw)
