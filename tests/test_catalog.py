@@ -6,8 +6,11 @@ import re
 
 import pytest
 from conftest import SEEDS, abstract
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from site_gen.catalog.assemble import build_catalog
+from site_gen.catalog.assemble import NameIndex, build_catalog, draft_paper
+from site_gen.catalog.merge import record_keys
 from site_gen.model import Dump, Link, Record, SourceRef
 from site_gen.read.curation import AuthorEdit, Curation, PaperEdit
 from site_gen.read.dumps import read_dump
@@ -302,6 +305,26 @@ def test_the_longest_complete_abstract_leads() -> None:
                             record("b.txt", 1, "Bo Wu", LONG, TITLE, 2024))
     assert catalog.papers[0].abstract == LONG  # complete over longer but truncated
 
+
+
+_TEXT_VARIANTS = st.sampled_from([
+    lambda t: t, str.lower, str.upper, lambda t: t + " …", lambda t: t + "...",
+    lambda t: t.replace(" ", "  "), lambda t: t.replace(",", ""), lambda t: t[:len(t) // 2],
+    lambda t: t[:len(t) // 2] + "…", lambda t: t + " More words.", lambda t: t.replace("2.1x", "$2.1\\times$"),
+    lambda t: "Über " + t, lambda t: t.replace("e", "é")])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_TEXT_VARIANTS, st.none() | _TEXT_VARIANTS), min_size=2, max_size=5),
+       st.permutations(range(5)))
+def test_drafting_with_merge_keys_chooses_as_folding_does(variants, order) -> None:
+    """draft_paper given the records' merge keys skips folding where the keys show the texts
+    fold alike; it must choose the title and abstract that folding them chooses."""
+    group = [record(f"{order[i]}.txt", 1 + i, "Ann Lee", abstract_of(LONG), title and title(TITLE), 2024)
+             for i, (abstract_of, title) in enumerate(variants)]
+    names = NameIndex(Curation(), [])
+    keyed = draft_paper(group, names, [], [record_keys(r) for r in group])
+    assert keyed == draft_paper(group, names, [])
 
 def _kowalska(*titles: str) -> list[Record]:
     return [record("kowalska.txt", 1 + 4 * i, "Maria Kowalska", abstract(t), t, 2024)

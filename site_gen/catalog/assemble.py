@@ -42,11 +42,13 @@ def build_catalog(dumps: Sequence[Dump], curation: Curation,
     ordered_dumps = sorted(dumps, key=lambda d: d.path)
     records = [r for dump in ordered_dumps for r in dump.records]
     known = keys or {}
-    groups, diagnostics = group_records(records, [
-        k for dump in ordered_dumps
-        for k in (known[dump.path] if dump.path in known else dump_keys(dump))])
+    record_keys = [k for dump in ordered_dumps
+                   for k in (known[dump.path] if dump.path in known else dump_keys(dump))]
+    groups, diagnostics = group_records(records, record_keys)
     names = NameIndex(curation, dumps)
-    drafts = [draft_paper(group, names, diagnostics) for group in groups]
+    keyed = dict(zip(map(id, records), record_keys))
+    drafts = [draft_paper(group, names, diagnostics, [keyed[id(r)] for r in group])
+              for group in groups]
     drafts, diagnostics = settled(groups, drafts, names, curation, diagnostics)
     ordered = sorted(drafts, key=id_order)
     ids = author_ids(author_keys(drafts, dumps, names), names)
@@ -158,11 +160,13 @@ def _best_spelling(counts: Counter[str]) -> str:
     return min(longer, key=order) if longer else best
 
 
-def draft_paper(group: list[Record], names: NameIndex, diagnostics: list[Diagnostic]) -> Paper:
+def draft_paper(group: list[Record], names: NameIndex, diagnostics: list[Diagnostic],
+                keys: Sequence[RecordKeys] | None = None) -> Paper:
     """A paper from its records: the best title and abstract lead; author lists come from any
-    record."""
-    lead = _best_titled(group)
-    text = _best_abstract(group)
+    record. ``keys``: the records' ``merge.RecordKeys``, in order, if made already: where
+    they show that the records' texts fold alike, choosing needs no folding."""
+    lead = _best_titled(group, keys)
+    text = _best_abstract(group, keys)
     years = sorted({r.year for r in group if r.year is not None})
     if len(years) > 1:
         entry = paste_entry(_placed(str(lead.source), _anchor(lead.title, text)), "year: YYYY")
@@ -233,25 +237,36 @@ def _hidden_dropped(diagnostics: list[Diagnostic], shown: list[Paper],
         and not any(f"duplicate of {path}:{line}:" in d.message for path, line in hidden))]
 
 
-def _best_titled(group: list[Record]) -> Record:
+def _best_titled(group: list[Record], keys: Sequence[RecordKeys] | None = None) -> Record:
     """The record whose title the paper shows (docs/merging.md): one with a title, a complete
     title over a truncated one, proper capitalisation over all lower or all upper case, then
     the first by (dump path, line)."""
     if len(group) == 1:
         return group[0]
-    titles = _complete([r.title for r in group if r.title])
+    if keys is not None and _alike([k.title for r, k in zip(group, keys, strict=True) if r.title]):
+        titles: list[str] = []  # folded alike: none goes on where another stops (_cut)
+    else:
+        titles = _complete([r.title for r in group if r.title])
     return min(group, key=lambda r: (r.title is None, r.title is not None and _cut(r.title, titles),
                                      r.title is not None and _badly_cased(r.title), r.source))
 
 
-def _best_abstract(group: list[Record]) -> str:
+def _best_abstract(group: list[Record], keys: Sequence[RecordKeys] | None = None) -> str:
     """The abstract the paper shows: the longest complete one (in words), then the first by
     place."""
     if len(group) == 1:
         return group[0].abstract
+    if keys is not None and _alike([k.abstract for k in keys]):  # folded alike, so of one
+        return min(group, key=lambda r: (_ellipsed(r.abstract), r.source)).abstract  # length
     texts = _complete([r.abstract for r in group])
     return min(group, key=lambda r: (_cut(r.abstract, texts), -len(_folded(r.abstract)),
                                      r.source)).abstract
+
+
+def _alike(digests: list[bytes | None]) -> bool:
+    """Whether these ``RecordKeys`` digests say their texts fold to one text (None: a text
+    too short to have its digest made)."""
+    return bool(digests) and None not in digests and len(set(digests)) == 1
 
 
 _ELLIPSES = ("…", "...")
@@ -263,16 +278,22 @@ def _folded(text: str) -> str:
     return fold(plain_text(text))
 
 
+def _ellipsed(text: str) -> bool:
+    return text.rstrip().endswith(_ELLIPSES)
+
+
 def _complete(texts: list[str]) -> list[str]:
     """The folded texts that do not end in an ellipsis."""
-    return [_folded(t) for t in texts if not t.rstrip().endswith(_ELLIPSES)]
+    return [_folded(t) for t in texts if not _ellipsed(t)]
 
 
 def _cut(text: str, others: list[str]) -> bool:
     """Whether ``text`` is truncated: it ends in an ellipsis, or another record's complete
     text (folded) goes on where it stops."""
-    if text.rstrip().endswith(_ELLIPSES):
+    if _ellipsed(text):
         return True
+    if not others:
+        return False
     folded = _folded(text)
     return any(len(other) > len(folded) and other.startswith(folded) for other in others)
 
