@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 from conftest import abstract, build, listing_dump
 
+from site_gen.catalog.assemble import build_catalog
+from site_gen.catalog.merge import abstract_identities
 from site_gen.check import check_site
 from site_gen.cli import main
 from site_gen.incremental.builder import Builder
-from site_gen.plan.redirects import LOCK_FILE, parse_lock
+from site_gen.pipeline import parse_dump
+from site_gen.plan.redirects import LOCK_FILE, parse_lock, published
+from site_gen.read.curation import load_curation
 from site_gen.util.diagnostics import Severity
 
 OLD, NEW = "papers/tail-batching-for-synchronous-rl/", "papers/tail-batching-revisited/"
@@ -194,3 +198,21 @@ def test_a_builder_that_lives_on_reads_the_lock_again_once_edited(project: Path)
         assert lock is not None and OLD in lock  # recorded again, as it is still published
     finally:
         builder.close()
+
+
+def test_identities_made_where_dumps_are_parsed_are_the_ones_the_lock_records() -> None:
+    """The parse workers make each abstract's identity beside its merge keys; the lock must
+    get what it has always recorded (the demo's committed lock), with them or without."""
+    content = Path(__file__).resolve().parents[1] / "content"
+    parsed = [parse_dump(f"content/dumps/{p.name}", p.read_bytes())
+              for p in sorted((content / "dumps").glob("*.txt"))]
+    dumps = [dump for dump, _, _ in parsed if dump is not None]
+    keys = {dump.path: keyed for dump, _, keyed in parsed if dump is not None}
+    curation, _ = load_curation(content, "content/curation.yaml")
+    catalog, _ = build_catalog(dumps, curation, keys)
+    lock, problems = parse_lock("urls.lock", (content / LOCK_FILE).read_bytes())
+    known = abstract_identities(dumps, keys)
+    assert not problems and len(known) > 10
+    papers = {url: identity for url, identity in lock.items() if url.startswith("papers/")}
+    assert {url: published(catalog, known)[url] for url in papers} == papers
+    assert {url: published(catalog)[url] for url in papers} == papers

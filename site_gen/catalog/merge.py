@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from site_gen.model import Dump, Record
@@ -59,6 +59,8 @@ class RecordKeys(NamedTuple):
     opening: bytes | None
     """The abstract's first words (``abstract_opening``): records opening alike but kept
     apart are suspected duplicates."""
+    identity: str
+    """The abstract's ``abstract_identity``, made here as it needs the folded abstract too."""
 
 
 def record_keys(record: Record) -> RecordKeys:
@@ -67,7 +69,21 @@ def record_keys(record: Record) -> RecordKeys:
     title, opening = title_key(record), abstract_opening(folded)
     return RecordKeys(_digest(folded) if len(folded) >= MIN_ABSTRACT_KEY else None,
                       None if title is None else _digest(title),
-                      None if opening is None else _digest(opening))
+                      None if opening is None else _digest(opening), abstract_identity(folded))
+
+
+def abstract_identity(folded: str) -> str:
+    """What a paper URL shows, as ``content/urls.lock`` records it: its folded abstract's
+    digest (``plan.redirects``; the lock files users commit hold it, so it never changes)."""
+    return "paper:" + hashlib.sha256(folded.encode()).hexdigest()[:16]
+
+
+def abstract_identities(dumps: Sequence[Dump], keys: Mapping[str, Sequence[RecordKeys]]
+                        ) -> dict[str, str]:
+    """Each record's ``abstract_identity`` by its abstract, where its keys were made already:
+    a paper shows one of its records' abstracts, unless curation gave it another."""
+    return {record.abstract: key.identity for dump in dumps if dump.path in keys
+            for record, key in zip(dump.records, keys[dump.path], strict=True)}
 
 
 def dump_keys(dump: Dump) -> tuple[RecordKeys, ...]:

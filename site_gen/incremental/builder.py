@@ -31,7 +31,7 @@ import jinja2
 from markupsafe import Markup
 
 from site_gen.catalog.assemble import build_catalog
-from site_gen.catalog.merge import RecordKeys
+from site_gen.catalog.merge import RecordKeys, abstract_identities
 from site_gen.incremental import store
 from site_gen.incremental.cache import FileCache, Lookup, RenderMemory, intern_catalog
 from site_gen.incremental.catalog import CatalogMemo
@@ -366,6 +366,7 @@ class Builder:
         curation, found = load_curation(content, f"{CONTENT_DIR}/{CURATION_FILE}")
         catalog, more = (build_catalog(dumps, curation, keys) if self.catalog_memo is None
                          else self.catalog_memo.build(dumps, curation, keys))
+        identities = abstract_identities(dumps, keys)
         del dumps, keys
         if not self.keep_spare:
             self.dumps = self._dump_cache()  # a one-shot build reads each dump once,
@@ -384,7 +385,8 @@ class Builder:
                         if self.routes_memo is None else
                         self.routes_memo.plan(catalog, pages, config.recent_papers, config.page_size))
         lock, problems = self._read_lock(content / LOCK_FILE, changed)
-        now = published(catalog)
+        now = published(catalog, identities)
+        del identities
         moved, aliased = plan_redirects(catalog, lock or {}, now, {r.url for r in routes},
                                         f"{CONTENT_DIR}/{CURATION_FILE}")
         stopwatch.lap("routes")

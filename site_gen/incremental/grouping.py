@@ -139,8 +139,8 @@ class Regrouping:
         for i in places:
             record = dump.records[i]
             position = (dump.path, i)
-            keyed = self._keyed[position] = _Keyed(
-                record, *(record_keys(record) if keys is None else keys[i]))
+            made = record_keys(record) if keys is None else keys[i]
+            keyed = self._keyed[position] = _Keyed(record, made.abstract, made.title, made.opening)
             for index, key, touched in self._indexes(keyed, change):
                 if key is not None:
                     insort(index.setdefault(key, []), position)

@@ -10,12 +10,12 @@ of their own (template ``redirect.html``), left out of the sitemap and search.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
+from site_gen.catalog.merge import abstract_identity
 from site_gen.model import Author, Catalog, Paper
 from site_gen.plan.routes import Route
 from site_gen.plan.urls import author_url, check_url, output_path, paper_url
@@ -79,8 +79,7 @@ def _abstract_identity(abstract: str) -> str:
     """Remembered by abstract: every build, watch rebuilds too, names every paper's identity
     (250 ms at 10,000 papers without it). Folded without fold's memo, which a one-shot build
     empties after merging (24 MB at 10,000 papers)."""
-    folded = fold.__wrapped__(plain_text(abstract))
-    return "paper:" + hashlib.sha256(folded.encode()).hexdigest()[:16]
+    return abstract_identity(fold.__wrapped__(plain_text(abstract)))
 
 
 def author_identities(author: Author) -> tuple[str, ...]:
@@ -90,9 +89,13 @@ def author_identities(author: Author) -> tuple[str, ...]:
     return tuple(f"profile:{p.path}" for p in author.profiles) + names
 
 
-def published(catalog: Catalog) -> Lock:
-    """Every paper and author URL of this catalog, with its identity."""
-    lock = {paper_url(p.id): paper_identity(p) for p in catalog.papers}
+def published(catalog: Catalog, known: Mapping[str, str] | None = None) -> Lock:
+    """Every paper and author URL of this catalog, with its identity. ``known``: identities
+    by abstract made already (``catalog.merge.abstract_identities``: where dumps are parsed,
+    in parallel and kept in the build cache)."""
+    known = known or {}
+    lock = {paper_url(p.id): known.get(p.abstract_text) or paper_identity(p)
+            for p in catalog.papers}
     lock.update((author_url(a.id), author_identities(a)[0]) for a in catalog.authors)
     return lock
 
