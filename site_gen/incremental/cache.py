@@ -115,12 +115,13 @@ class FileCache(Generic[T]):
         workers = min(self._processes, len(items))
         if workers < 2 or sum(size for _, _, size in wanted) < PARALLEL_BYTES \
                 or "fork" not in multiprocessing.get_all_start_methods():
-            found = [read(item) for item in items]
-        else:
-            with multiprocessing.get_context("fork").Pool(
-                    workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-                found = pool.map(read, items, chunksize=max(1, len(items) // (workers * 8)))
-        return [_unpickled(self._parse, self._stored, item, one) for item, one in zip(items, found)]
+            return [_unpickled(self._parse, self._stored, item, read(item)) for item in items]
+        with multiprocessing.get_context("fork").Pool(
+                workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
+            # unpickled as they come, while the workers parse on: not all at the end
+            found = pool.imap(read, items, chunksize=max(1, len(items) // (workers * 8)))
+            return [_unpickled(self._parse, self._stored, item, one)
+                    for item, one in zip(items, found, strict=True)]
 
     def _entry(self, shown: str, read: _Read[T]) -> Cached[T]:
         """The cache entry for a file read again."""
