@@ -42,11 +42,11 @@ def build_catalog(dumps: Sequence[Dump], curation: Curation,
     ordered_dumps = sorted(dumps, key=lambda d: d.path)
     records = [r for dump in ordered_dumps for r in dump.records]
     known = keys or {}
-    record_keys = [k for dump in ordered_dumps
-                   for k in (known[dump.path] if dump.path in known else dump_keys(dump))]
-    groups, diagnostics = group_records(records, record_keys)
+    keys_in_order = [k for dump in ordered_dumps
+                     for k in (known[dump.path] if dump.path in known else dump_keys(dump))]
+    groups, diagnostics = group_records(records, keys_in_order)
     names = NameIndex(curation, dumps)
-    keyed = dict(zip(map(id, records), record_keys))
+    keyed = dict(zip(map(id, records), keys_in_order))
     drafts = [draft_paper(group, names, diagnostics, [keyed[id(r)] for r in group])
               for group in groups]
     drafts, diagnostics = settled(groups, drafts, names, curation, diagnostics)

@@ -50,7 +50,8 @@ def title_key(record: Record) -> str | None:
 
 class RecordKeys(NamedTuple):
     """What a record is grouped and compared by, each a digest of the folded text (None
-    where there is no such key): equal digests are equal texts."""
+    where there is no such key): equal digests are equal texts; and the identity of its
+    abstract that ``urls.lock`` records, which needs the same folding."""
 
     abstract: bytes | None
     """The folded abstract, when long enough to identify a paper."""
