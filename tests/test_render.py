@@ -190,6 +190,39 @@ def test_workers_started_later_fork_once_this_process_is_free(
     assert made[0][0] == {name: (demo_site / name).read_bytes() for name in made[0][0]}
 
 
+def test_lookups_listed_are_the_sets_as_tuples(demo_project: Path) -> None:
+    """``listed`` (a one-shot build, which only stores what pages read) keeps each page's
+    lookups as a tuple, here and from forked workers: the same lookups as the sets, each
+    one object however many pages read it, and the same bytes."""
+    from site_gen.render import engine
+
+    plan = Builder(demo_project, output=demo_project / "_unused").plan()[0]
+    assert plan is not None
+    made = {}
+    for workers in (1, 2):
+        for listed in (False, True):
+            env = make_environment(plan.theme, plan.theme_templates)
+            writer = MemoryWriter()
+            with engine.PageRendering(env, plan.routes, plan.config, plan.catalog,
+                                      _globals(plan), writer, workers=workers,
+                                      listed=listed) as pages:
+                rendered = pages.result()
+            kinds = {type(r.lookups) for r in rendered.values()}
+            assert kinds == ({tuple} if listed else {frozenset})
+            made[workers, listed] = (writer.files, rendered)
+    files, sets = made[1, False]
+    for (workers, listed), (other_files, rendered) in made.items():
+        assert other_files == files
+        assert {name: frozenset(r.lookups) for name, r in rendered.items()} == \
+            {name: r.lookups for name, r in sets.items()}
+        if listed:
+            assert all(len(set(r.lookups)) == len(r.lookups) for r in rendered.values())
+            one: dict[tuple[str, str], tuple[str, str]] = {}
+            assert all(one.setdefault(lookup, lookup) is lookup
+                       for r in rendered.values() for lookup in r.lookups)
+    assert any(len(r.lookups) > 20 for r in sets.values())
+
+
 def test_lookups_are_kept_once_however_many_pages_made_them() -> None:
     """What pages and list items read is kept for rebuilds and the build cache: equal lookups,
     and equal sets of them, are one object (TrackedCatalog.frozen), wildcard marks included."""

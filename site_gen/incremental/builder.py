@@ -494,7 +494,8 @@ class Builder:
             with self.tree.staging() if ahead is None else ahead.staged() as staging:
                 with PageRendering(env, stale, plan.config, plan.catalog, globals_, staging,
                                    self.jobs, self.fragments, self.progress,
-                                   remember=self.remember, later=ahead is not None) as pages:
+                                   remember=self.remember, later=ahead is not None,
+                                   listed=not self.keep_spare) as pages:
                     # with worker processes, pages are rendered meanwhile
                     for name in sorted(assets):
                         staging.put(name, assets[name])

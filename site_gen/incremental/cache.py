@@ -33,7 +33,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 from site_gen.incremental.store import ParsedFiles
 from site_gen.model import Catalog, Lookup, Paper
 from site_gen.plan.routes import Route
-from site_gen.render.engine import Rendered, stale_marks
+from site_gen.render.engine import Lookups, Rendered, stale_marks
 from site_gen.util.lifeline import die_with_parent
 from site_gen.util.pickling import pickled_by_fields
 from site_gen.write.tree import digest
@@ -282,7 +282,9 @@ class PageMemo:
     """How a page of the site on disk was made."""
 
     route: Route
-    lookups: frozenset[Lookup]
+    lookups: Lookups
+    """What it read: a set in watch mode, where every rebuild asks ``stale``; a tuple where
+    it is only stored (``render.engine.PageRendering``'s ``listed``)."""
     digest: bytes
 
 
@@ -351,7 +353,7 @@ class RenderMemory:
         return RenderMemory(catalog, site, templates, tracked, pages, site_files)
 
 
-def _same_as_read(old: Route, new: Route, lookups: frozenset[Lookup]) -> bool:
+def _same_as_read(old: Route, new: Route, lookups: Lookups) -> bool:
     """Routes that differ only in abstracts the page did not read (model.py): rendering
     either gives the same bytes. An abstract edit changes the routes of every page that lists
     the paper (related papers, subject pages, the papers index), and most do not show it."""

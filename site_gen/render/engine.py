@@ -137,12 +137,17 @@ def asset_versions(static: Mapping[str, bytes]) -> dict[str, str]:
     return {name: hashlib.sha256(data).hexdigest()[:10] for name, data in static.items()}
 
 
+Lookups = frozenset[tuple[str, str]] | tuple[tuple[str, str], ...]
+"""What a page read (``frozen_lookups``): a set, or a tuple where it is only stored (a one-shot
+build's cache: ``PageRendering``'s ``listed``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Rendered:
     """One page as written: its digest, and what it read beyond its route's context."""
 
     digest: bytes
-    lookups: frozenset[tuple[str, str]]
+    lookups: Lookups
 
 
 class PageWriter(Protocol):
@@ -198,18 +203,21 @@ class PageRendering:
     Without workers, rendering happens in ``result()``. ``fragments`` may carry list items
     between builds; ``progress`` is started when rendering starts and told how many pages
     were done each time a batch is (from a helper thread when workers render);
-    ``remember=False`` drops what pages read, as nothing will rebuild from it. Jinja2 errors
-    are raised by ``result()``; the builder turns them into diagnostics.
+    ``remember=False`` drops what pages read, as nothing will rebuild from it; ``listed``
+    keeps it as tuples, not sets (``TrackedCatalog.listed``): a one-shot build only stores it
+    for the next build, which reads each once, and at 100,000 papers the sets took hundreds
+    of megabytes. Jinja2 errors are raised by ``result()``; the builder turns them into
+    diagnostics.
     """
 
     def __init__(self, env: jinja2.Environment, routes: tuple[Route, ...], site: Config,
                  catalog: Catalog, globals_: Mapping[str, Any], writer: PageWriter,
                  workers: int | None = None, fragments: Fragments | None = None,
                  progress: Progress | None = None, remember: bool = True,
-                 later: bool = False) -> None:
+                 later: bool = False, listed: bool = False) -> None:
         _prepare_environment(env, site, catalog, globals_,
                              fragments if fragments is not None else Fragments(), remember)
-        self.job = _Job(env, routes, site, writer, remember)
+        self.job = _Job(env, routes, site, writer, remember, listed)
         self.workers = workers if workers is not None else _default_workers(len(routes))
         self.progress: Progress = progress if progress is not None else NoProgress()
         self.later = later
@@ -266,8 +274,10 @@ class PageRendering:
         for batch in batches:  # a worker's lookups are one object per batch it sent: the same
             for receipt, lookups in batch:  # ones here (TrackedCatalog.interned)
                 self.job.writer.record(receipt)
-                pages[receipt.name] = Rendered(receipt.digest, tracked.interned(lookups)
-                                               if lookups else lookups)
+                pages[receipt.name] = Rendered(receipt.digest, lookups if not lookups else
+                                               tracked.interned_list(lookups)
+                                               if isinstance(lookups, tuple)
+                                               else tracked.interned(lookups))
         return pages
 
 
@@ -398,9 +408,10 @@ class _Job:
     site: Config
     writer: PageWriter
     remember: bool
+    listed: bool = False
 
 
-Batch = list[tuple[Receipt, frozenset[tuple[str, str]]]]
+Batch = list[tuple[Receipt, Lookups]]
 _NOTHING: frozenset[tuple[str, str]] = frozenset()
 
 
@@ -412,10 +423,10 @@ def _default_workers(count: int) -> int:
     return min(os.cpu_count() or 1, 8)
 
 
-def _render_one(job: _Job, route: Route, kept: bool = True
-                ) -> tuple[Receipt, frozenset[tuple[str, str]]]:
+def _render_one(job: _Job, route: Route, kept: bool = True) -> tuple[Receipt, Lookups]:
     """Render a page and hand it to the writer; the bytes are not kept. ``kept=False`` (in a
-    worker): what the page read is sent to the parent, not kept here (``TrackedCatalog.apart``)."""
+    worker): what the page read is sent to the parent, not kept here (``TrackedCatalog.apart``).
+    With ``job.listed``, what it read is a tuple (``TrackedCatalog.listed``)."""
     tracked: TrackedCatalog = job.env.globals["catalog"]  # type: ignore[assignment]
     tracked.lookups = set()
     try:
@@ -433,6 +444,9 @@ def _render_one(job: _Job, route: Route, kept: bool = True
     receipt = job.writer.write(route.output, data)
     if not job.remember:
         return receipt, _NOTHING
+    if job.listed:
+        return receipt, tracked.listed(tracked.lookups) if kept else \
+            tuple(tracked.apart(tracked.lookups))
     return receipt, tracked.frozen(tracked.lookups) if kept else tracked.apart(tracked.lookups)
 
 
@@ -887,6 +901,18 @@ class TrackedCatalog:
         it until it ended."""
         interned = self._interned
         return frozenset([interned.setdefault(lookup, lookup) for lookup in frozen_lookups(lookups)])
+
+    def listed(self, lookups: AbstractSet[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+        """``frozen_lookups`` as a tuple of the one object for each lookup: a quarter of a
+        set's memory, for a build that only stores what pages read (``PageRendering``'s
+        ``listed``)."""
+        return self.interned_list(tuple(frozen_lookups(lookups)))
+
+    def interned_list(self, lookups: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+        """``lookups`` (``listed`` made it, here or in a worker) made of the one object for
+        each lookup."""
+        interned = self._interned
+        return tuple([interned.setdefault(lookup, lookup) for lookup in lookups])
 
     def interned(self, frozen: frozenset[tuple[str, str]]) -> frozenset[tuple[str, str]]:
         """``frozen`` (``frozen_lookups`` already made it, here or in a worker) as the one
