@@ -193,7 +193,8 @@ def test_workers_started_later_fork_once_this_process_is_free(
 def test_lookups_listed_are_the_sets_as_tuples(demo_project: Path) -> None:
     """``listed`` (a one-shot build, which only stores what pages read) keeps each page's
     lookups as a tuple, here and from forked workers: the same lookups as the sets, each
-    one object however many pages read it, and the same bytes."""
+    one object however many pages read it, and the same bytes. List items keep theirs as
+    sorted tuples, equal ones one object, and no list is kept whole (none is shown twice)."""
     from site_gen.render import engine
 
     plan = Builder(demo_project, output=demo_project / "_unused").plan()[0]
@@ -203,13 +204,23 @@ def test_lookups_listed_are_the_sets_as_tuples(demo_project: Path) -> None:
         for listed in (False, True):
             env = make_environment(plan.theme, plan.theme_templates)
             writer = MemoryWriter()
+            memo = engine.Fragments(whole_lists_over=2)
             with engine.PageRendering(env, plan.routes, plan.config, plan.catalog,
-                                      _globals(plan), writer, workers=workers,
+                                      _globals(plan), writer, workers=workers, fragments=memo,
                                       listed=listed) as pages:
                 rendered = pages.result()
             kinds = {type(r.lookups) for r in rendered.values()}
             assert kinds == ({tuple} if listed else {frozenset})
             made[workers, listed] = (writer.files, rendered)
+            if workers == 1:  # the list items this process rendered, and whole lists
+                wholes = [key for key in memo.current if key[0] == "*list"]
+                assert (wholes == []) if listed else wholes
+                items = [lookups for key, (_, lookups) in memo.current.items()
+                         if key[0] != "*list"]
+                assert len(items) > 50
+                if listed:  # sorted tuples, one object for equal ones
+                    assert all(type(x) is tuple and list(x) == sorted(set(x)) for x in items)
+                    assert len({id(x) for x in items}) == len(set(items)) < len(items)
     files, sets = made[1, False]
     for (workers, listed), (other_files, rendered) in made.items():
         assert other_files == files
