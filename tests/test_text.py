@@ -100,6 +100,16 @@ def test_plain_text() -> None:
     assert plain_text(r"at 90\% with 2.63$\times$ speed, \textbf{RoLA}") == "at 90% with 2.63× speed, RoLA"
 
 
+def test_plain_text_of_plain_text_is_that_text() -> None:
+    """Memoised, a plain text's plain text is the text itself, not a copy (a build keeps the
+    plain text of every abstract); any other text's is made anew."""
+    plain = "A plain abstract, as a dump's line holds it."
+    assert plain_text(plain) is plain
+    for text, made in (("two  spaces", "two spaces"), (" edges ", "edges"),
+                       ("a\nbreak", "a break"), ("$x$ plain", "x plain")):
+        assert plain_text(text) == made
+
+
 @pytest.mark.parametrize("latex, text", [
     (r"$O(n \log n)$", "O(n log n)"),
     (r"$T_w=\Theta(\sqrt{d}/(1-\beta_2))$", "T_w=Θ(√d/(1-β_2))"),
