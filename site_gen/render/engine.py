@@ -217,7 +217,7 @@ class PageRendering:
                  later: bool = False, listed: bool = False) -> None:
         _prepare_environment(env, site, catalog, globals_,
                              fragments if fragments is not None else Fragments(), remember, listed)
-        self.job = _Job(env, routes, site, writer, remember, listed)
+        self.job = _Job(env, routes, site, writer, remember)
         self.workers = workers if workers is not None else _default_workers(len(routes))
         self.progress: Progress = progress if progress is not None else NoProgress()
         self.later = later
@@ -274,10 +274,7 @@ class PageRendering:
         for batch in batches:  # a worker's lookups are one object per batch it sent: the same
             for receipt, lookups in batch:  # ones here (TrackedCatalog.interned)
                 self.job.writer.record(receipt)
-                pages[receipt.name] = Rendered(receipt.digest, lookups if not lookups else
-                                               tracked.interned_list(lookups)
-                                               if isinstance(lookups, tuple)
-                                               else tracked.interned(lookups))
+                pages[receipt.name] = Rendered(receipt.digest, tracked.taken(lookups))
         return pages
 
 
@@ -410,7 +407,6 @@ class _Job:
     site: Config
     writer: PageWriter
     remember: bool
-    listed: bool = False
 
 
 Batch = list[tuple[Receipt, Lookups]]
@@ -428,7 +424,7 @@ def _default_workers(count: int) -> int:
 def _render_one(job: _Job, route: Route, kept: bool = True) -> tuple[Receipt, Lookups]:
     """Render a page and hand it to the writer; the bytes are not kept. ``kept=False`` (in a
     worker): what the page read is sent to the parent, not kept here (``TrackedCatalog.apart``).
-    With ``job.listed``, what it read is a tuple (``TrackedCatalog.listed``)."""
+    With ``listed_items``, what it read is a tuple (``TrackedCatalog.listed``), here or sent."""
     tracked: TrackedCatalog = job.env.globals["catalog"]  # type: ignore[assignment]
     tracked.lookups = set()
     try:
@@ -446,9 +442,8 @@ def _render_one(job: _Job, route: Route, kept: bool = True) -> tuple[Receipt, Lo
     receipt = job.writer.write(route.output, data)
     if not job.remember:
         return receipt, _NOTHING
-    if job.listed:
-        return receipt, tracked.listed(tracked.lookups) if kept else \
-            tuple(tracked.apart(tracked.lookups))
+    if tracked.listed_items:
+        return receipt, tracked.listed(tracked.lookups)
     return receipt, tracked.frozen(tracked.lookups) if kept else tracked.apart(tracked.lookups)
 
 
@@ -887,9 +882,9 @@ class TrackedCatalog:
     def __init__(self, catalog: Catalog, listed: bool = False) -> None:
         self._catalog = catalog
         self.listed_items = listed
-        """Keep what each list item read as a tuple (``kept``), as a one-shot build keeps
-        pages' (``PageRendering``'s ``listed``): its items' reads are only replayed into the
-        pages that show them."""
+        """Keep what each page and list item read as a tuple (``listed``, ``kept``), not a set
+        (``PageRendering``'s ``listed``): a one-shot build only stores pages' reads, and
+        replays items' into the pages that show them."""
         self.lookups: set[tuple[str, str]] = set()
         self._interned: dict[object, Any] = {}
         """Each lookup, and each set or sorted tuple of them, made so far (``frozen``,
@@ -935,6 +930,15 @@ class TrackedCatalog:
         each lookup."""
         interned = self._interned
         return tuple([interned.setdefault(lookup, lookup) for lookup in lookups])
+
+    def taken(self, lookups: Lookups) -> Lookups:
+        """What a page read, as a worker sent it or this process made it (``listed``,
+        ``frozen`` or ``apart``), made of the one object for each lookup."""
+        if not lookups:
+            return lookups
+        if isinstance(lookups, tuple):
+            return self.interned_list(lookups)
+        return self.interned(lookups)
 
     def interned(self, frozen: frozenset[tuple[str, str]]) -> frozenset[tuple[str, str]]:
         """``frozen`` (``frozen_lookups`` already made it, here or in a worker) as the one
