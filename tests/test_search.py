@@ -102,6 +102,14 @@ def test_posting_lists_are_the_shorter_of_gaps_and_bitmap(case) -> None:
     assert encode_ids(ordered, total) == (gaps if len(gaps) <= len(bitmap) else bitmap)
 
 
+def test_posting_lists_round_trip_over_long_gaps() -> None:
+    """Gaps too long for the table of short codes (a site of over 32,768 documents)."""
+    ordered = [0, 5, 40_000, 40_001, 140_000]
+    assert decode_ids(encode_ids(ordered, 150_000)) == ordered
+    assert encode_ids(ordered, 150_000) == "".join(
+        encode_number(b - a - 1) for a, b in zip([-1, *ordered], ordered))
+
+
 def test_dense_lists_become_bitmaps_and_numbers_are_short() -> None:
     assert encode_ids(list(range(0, 600, 2)), 600).startswith("~")
     assert not encode_ids([3, 900], 1000).startswith("~")

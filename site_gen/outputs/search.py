@@ -553,11 +553,11 @@ def encode_ids(ids: list[int], total: int) -> str:
         return ""
     size = bitmap_length(total) - 1
     if len(ids) <= size + 1:  # each number takes a character at least
-        gaps = list(map(operator.sub, ids, itertools.chain((-1,), ids)))
-        if not gaps or max(gaps) <= len(_SHORT):
-            text = "".join(map(_GAP.__getitem__, gaps))
-        else:
-            text = "".join([encode_number(gap - 1) for gap in gaps])
+        try:  # one pass, no list of the gaps: a gap over ``len(_SHORT)`` is rare
+            text = "".join(map(_GAP.__getitem__, map(operator.sub, ids, itertools.chain((-1,), ids))))
+        except IndexError:
+            text = "".join([encode_number(gap - 1)
+                            for gap in map(operator.sub, ids, itertools.chain((-1,), ids))])
         if len(text) <= size + 1:
             return text
     flags = bytearray(size * 6)  # one byte per number, 1 where a number is listed
