@@ -33,7 +33,8 @@
    the spare output folder to catch up on counts here, unless the session did it while idle).
 
 Prints one line per kind (median, share of the full build, files changed, pages re-rendered,
-Hugo's median) and a table of the extras. Timings are wall-clock on whatever else the machine
+Hugo's median), each kind's stages (the medians of the timers ``site-gen build -v`` prints:
+where its time goes) and a table of the extras. Timings are wall-clock on whatever else the machine
 is doing; run it on a quiet machine.
 """
 
@@ -108,6 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         theirs = time_hugo(hugo, project, [k for k in kinds if KINDS[k].hugo is not None],
                            args.hugo_runs or runs)
     report_kinds(args.papers, full, kinds, timed, theirs, hugo is not None)
+    report_stages(kinds, timed)
     if not args.no_extras:
         first = time_first_edit(project, runs)
         again = [time_build_again(project) for _ in range(runs)]
@@ -748,6 +750,25 @@ def report_kinds(papers: int, full: list[float], kinds: list[str], timed: dict[s
             line += (f" {statistics.median(theirs[letter]) * 1000:>9.0f} ms |" if letter in theirs
                      else f" {'-':>12} |")
         print(line, flush=True)
+
+
+def report_stages(kinds: list[str], timed: dict[str, Timed]) -> None:
+    """One line per kind: the median of each stage of its rebuilds (``BuildResult.timings``,
+    the timers ``site-gen build -v`` prints), to see where a kind's time goes; the latency
+    above is what counts."""
+    stages = list(dict.fromkeys(name for letter in kinds for rebuild in timed[letter].rebuilds
+                                for name, _ in rebuild.result.timings))
+    if not stages:
+        return
+    print(f"\nStages of the rebuilds (median ms; in-process timers)\n\n| {'kind':<4} | "
+          + " | ".join(f"{name:>{max(len(name), 5)}}" for name in stages) + " |")
+    print(f"| {'-' * 4} | " + " | ".join("-" * (max(len(name), 5) - 1) + ":" for name in stages)
+          + " |")
+    for letter in kinds:
+        runs = [dict(rebuild.result.timings) for rebuild in timed[letter].rebuilds]
+        cells = [f"{statistics.median(run.get(name, 0.0) for run in runs) * 1000:>{max(len(name), 5)}.0f}"
+                 for name in stages]
+        print(f"| {'(' + letter + ')':<4} | " + " | ".join(cells) + " |", flush=True)
 
 
 def report_extras(full: list[float], first: list[float], again: list[float]) -> None:
