@@ -760,14 +760,14 @@ def report_stages(kinds: list[str], timed: dict[str, Timed]) -> None:
                                 for name, _ in rebuild.result.timings))
     if not stages:
         return
+    widths = [max(len(name), 5) for name in stages]
     print(f"\nStages of the rebuilds (median ms; in-process timers)\n\n| {'kind':<4} | "
-          + " | ".join(f"{name:>{max(len(name), 5)}}" for name in stages) + " |")
-    print(f"| {'-' * 4} | " + " | ".join("-" * (max(len(name), 5) - 1) + ":" for name in stages)
-          + " |")
+          + " | ".join(f"{name:>{width}}" for name, width in zip(stages, widths)) + " |")
+    print(f"| {'-' * 4} | " + " | ".join("-" * (width - 1) + ":" for width in widths) + " |")
     for letter in kinds:
         runs = [dict(rebuild.result.timings) for rebuild in timed[letter].rebuilds]
-        cells = [f"{statistics.median(run.get(name, 0.0) for run in runs) * 1000:>{max(len(name), 5)}.0f}"
-                 for name in stages]
+        cells = [f"{statistics.median(run.get(name, 0.0) for run in runs) * 1000:>{width}.0f}"
+                 for name, width in zip(stages, widths)]
         print(f"| {'(' + letter + ')':<4} | " + " | ".join(cells) + " |", flush=True)
 
 

@@ -545,6 +545,11 @@ def bitmap_length(total: int) -> int:
     return (total + 5) // 6 + 1
 
 
+def _gaps(ids: list[int]) -> Iterator[int]:
+    """Each ascending doc number's gap from the one before (the first's from -1)."""
+    return map(operator.sub, ids, itertools.chain((-1,), ids))
+
+
 def encode_ids(ids: list[int], total: int) -> str:
     """Ascending doc numbers: gaps as numbers, or ``~`` and a bitmap when that is shorter.
     Each pass runs in C (``map``, ``int`` and ``bytes`` operations): a rebuild encodes the
@@ -554,10 +559,9 @@ def encode_ids(ids: list[int], total: int) -> str:
     size = bitmap_length(total) - 1
     if len(ids) <= size + 1:  # each number takes a character at least
         try:  # one pass, no list of the gaps: a gap over ``len(_SHORT)`` is rare
-            text = "".join(map(_GAP.__getitem__, map(operator.sub, ids, itertools.chain((-1,), ids))))
+            text = "".join(map(_GAP.__getitem__, _gaps(ids)))
         except IndexError:
-            text = "".join([encode_number(gap - 1)
-                            for gap in map(operator.sub, ids, itertools.chain((-1,), ids))])
+            text = "".join([encode_number(gap - 1) for gap in _gaps(ids)])
         if len(text) <= size + 1:
             return text
     flags = bytearray(size * 6)  # one byte per number, 1 where a number is listed

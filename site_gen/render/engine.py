@@ -897,10 +897,8 @@ class TrackedCatalog:
         five or more takes 728 bytes, a tuple of five 96)."""
         if not self.listed_items:
             return self.frozen(lookups)
-        interned = self._interned
-        items = tuple(sorted([interned.setdefault(lookup, lookup)
-                              for lookup in frozen_lookups(lookups)]))
-        hit: tuple[tuple[str, str], ...] = interned.setdefault(items, items)
+        items = tuple(sorted(self._one_each(frozen_lookups(lookups))))
+        hit: tuple[tuple[str, str], ...] = self._interned.setdefault(items, items)
         return hit
 
     def frozen(self, lookups: AbstractSet[tuple[str, str]]) -> frozenset[tuple[str, str]]:
@@ -916,8 +914,7 @@ class TrackedCatalog:
         a worker sends its pages' sets to the parent, which keeps them (``interned``), and
         at 10,000 papers its 6,000 sets (2.6 kB each, nearly all different) stayed alive in
         it until it ended."""
-        interned = self._interned
-        return frozenset([interned.setdefault(lookup, lookup) for lookup in frozen_lookups(lookups)])
+        return frozenset(self._one_each(frozen_lookups(lookups)))
 
     def listed(self, lookups: AbstractSet[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
         """``frozen_lookups`` as a tuple of the one object for each lookup: a quarter of a
@@ -928,8 +925,7 @@ class TrackedCatalog:
     def interned_list(self, lookups: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
         """``lookups`` (``listed`` made it, here or in a worker) made of the one object for
         each lookup."""
-        interned = self._interned
-        return tuple([interned.setdefault(lookup, lookup) for lookup in lookups])
+        return tuple(self._one_each(lookups))
 
     def taken(self, lookups: Lookups) -> Lookups:
         """What a page read, as a worker sent it or this process made it (``listed``,
@@ -943,12 +939,16 @@ class TrackedCatalog:
     def interned(self, frozen: frozenset[tuple[str, str]]) -> frozenset[tuple[str, str]]:
         """``frozen`` (``frozen_lookups`` already made it, here or in a worker) as the one
         object for its lookups (``frozen``)."""
-        interned = self._interned
-        hit: frozenset[tuple[str, str]] | None = interned.get(frozen)
+        hit: frozenset[tuple[str, str]] | None = self._interned.get(frozen)
         if hit is None:
-            hit = frozenset([interned.setdefault(lookup, lookup) for lookup in frozen])
-            interned[hit] = hit
+            hit = frozenset(self._one_each(frozen))
+            self._interned[hit] = hit
         return hit
+
+    def _one_each(self, lookups: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+        """``lookups``, each the one object kept for it (the first equal one seen)."""
+        interned = self._interned
+        return [interned.setdefault(lookup, lookup) for lookup in lookups]
 
     @contextlib.contextmanager
     def recording(self) -> Iterator[set[tuple[str, str]]]:
