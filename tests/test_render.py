@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from site_gen.incremental.builder import Builder
 from site_gen.model import Catalog
@@ -23,6 +23,7 @@ from site_gen.pipeline import Plan, template_diagnostic
 from site_gen.plan.routes import Route
 from site_gen.read.config import Config
 from site_gen.render.engine import (
+    Fragments,
     MemoryWriter,
     Rendered,
     TemplateFault,
@@ -249,3 +250,47 @@ def test_lookups_are_kept_once_however_many_pages_made_them() -> None:
     assert first is second and first == {("paper", "a"), ("author", "b")}
     assert third == {("paper", "a"), ("*", "papers"), WILDCARD}
     assert {t for t in first if t[0] == "paper"}.pop() is {t for t in third if t[0] == "paper"}.pop()
+
+
+FRAGMENT_TEMPLATES = {
+    "item.html": "<a href=\"{{ ''|url }}\">{{ note }}</a><a href=\"{{ 'papers/'|url }}\"></a>"
+                 "{{ fragment('inner.html', n=note) }}{{ macros('links.html').chip() }}",
+    "inner.html": "<i data-x=\"{{ 'authors/'|url }}\">{{ n }}</i>",
+    "links.html": "{% macro chip() %}<b data-x=\"{{ 'subjects/'|url }}\"></b>{% endmacro %}",
+    "page.html": "{{ fragment('item.html', note=note) }}|{{ fragments('item.html', 'note', notes) }}"
+                 "|{{ macros('links.html').chip() }}",
+}
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_fragment_is_rendered_once_and_links_from_each_page_that_shows_it(
+        tmp_path: Path, workers: int) -> None:
+    """Fragments are rendered with their links marked, once for all pages; each page then
+    links them from where it is (its depth, the home page's "./", the 404 page's absolute
+    links), nested fragments and macros included, and the text between stays as it is."""
+    for name, text in FRAGMENT_TEMPLATES.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    env = make_environment(Theme((tmp_path,), ()), tmp_path)
+    writer, memo = MemoryWriter(), Fragments(whole_lists_over=1)
+    notes = (HOSTILE, "../ & ./", "second")
+    pages = [route(url, "page.html", note=HOSTILE, notes=notes)
+             for url in ("", "papers/x/", "authors/y/page/2/")]
+    pages.append(Route(url="404.html", output="404.html", template="page.html",
+                       context={"note": HOSTILE, "notes": notes}))
+    render_pages(env, tuple(pages), Config(site_url="https://x.github.io/repo/"),
+                 Catalog((), (), ()), {}, writer, workers=workers, fragments=memo)
+    escaped = {n: str(escape(n)) for n in notes}
+
+    def item(note: str, root: str, up: str) -> str:
+        return (f'<a href="{root}">{escaped[note]}</a><a href="{up}papers/"></a>'
+                f'<i data-x="{up}authors/">{escaped[note]}</i><b data-x="{up}subjects/"></b>')
+
+    for output, root, up in [("index.html", "./", ""), ("papers/x/index.html", "../../", "../../"),
+                             ("authors/y/page/2/index.html", "../../../../", "../../../../"),
+                             ("404.html", "/repo/", "/repo/")]:
+        assert writer.files[output].decode() == (
+            item(HOSTILE, root, up) + "|" + "".join(item(n, root, up) for n in notes)
+            + f'|<b data-x="{up}subjects/"></b>\n')
+    if workers == 1:  # one rendering of each item served the four pages
+        assert sorted(k[1] for k in memo.current if k[0] == "item.html") == sorted(
+            (("note", n),) for n in notes)

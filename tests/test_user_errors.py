@@ -48,6 +48,8 @@ CASES: list[tuple[str, dict[str, str | bytes], int, str]] = [
      "content/site.yaml:2: recent_papers must be a whole number, 0 or more, not -3"),
     ("site.yaml wrong type", {"content/site.yaml": "title: 3\n"}, 1,
      "content/site.yaml:1: title must be text"),
+    ("site.yaml control character", {"content/site.yaml": 'title: "Lab\\x01"\n'}, 1,
+     "content/site.yaml:1: title must be text without control characters, not 'Lab\\x01'"),
     ("site.yaml misspelt key", {"content/site.yaml": "title: Lab\nlangauge: en\n"}, 0,
      "content/site.yaml:2: warning: unknown setting 'langauge' ignored (did you mean 'language'?)"),
     ("site.yaml unknown theme", {"content/site.yaml": "title: Lab\ntheme: fancy\n"}, 1,
@@ -70,6 +72,10 @@ CASES: list[tuple[str, dict[str, str | bytes], int, str]] = [
                                   f"papers:\n  - match: {{title: {TITLE}}}\n"
                                   "    subjects: [cs.XX]\n"}, 0,
      "content/curation.yaml:2: warning: unknown arXiv subject 'cs.XX'"),
+    ("curation link with a control character", {"content/curation.yaml":
+                                                f"papers:\n  - match: {{title: {TITLE}}}\n"
+                                                '    links: {code: "https://x.org/a\\0b"}\n'},
+     1, "content/curation.yaml:3: link 'code' holds a control character (a YAML escape?)"),
     ("page not UTF-8", {"content/pages/about.md": b"---\ntitle: A\n---\n\xff\n"}, 1,
      "content/pages/about.md:4: not UTF-8 text"),
     ("page bad front matter", {"content/pages/about.md": "---\ntitle: [\n---\nx\n"}, 1,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from site_gen.read.source import has_control_characters
 from site_gen.util.diagnostics import Diagnostic, error, warning
 from site_gen.util.yamlfile import LineDict, did_you_mean, line_of, load_yaml_file
 
@@ -92,7 +93,9 @@ def _value_problem(key: str, value: object) -> str:
         return "" if whole and value >= least else f"a whole number, {least} or more"  # type: ignore[operator]
     if key == "citation_files":
         return "" if isinstance(value, bool) else "true or false"
-    return "" if isinstance(value, str) else "text (put it in quotes)"
+    if not isinstance(value, str):
+        return "text (put it in quotes)"
+    return "text without control characters" if has_control_characters(value) else ""
 
 
 def checked_site_url(site_url: str) -> tuple[str, str]:

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from site_gen.model import Link
-from site_gen.read.source import normalise_line
+from site_gen.read.source import has_control_characters, normalise_line
 from site_gen.util.diagnostics import Diagnostic, Severity, error, warning
 from site_gen.util.subjects import looks_like_category
 from site_gen.util.yamlfile import did_you_mean, line_of, line_of_item, load_yaml_file
@@ -221,6 +221,9 @@ def _links(entry: dict[str, Any], line: int) -> tuple[Link, ...]:
     for kind, url in value.items():
         if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https"):
             raise _Problem(line_of(value, kind) or where, f"link {kind!r} must be an http(s) URL")
+        if has_control_characters(url):
+            raise _Problem(line_of(value, kind) or where,
+                           f"link {kind!r} holds a control character (a YAML escape?)")
         links.append(Link(str(kind), url.strip(), LINK_LABELS.get(str(kind), str(kind).title())))
     return tuple(links)
 

@@ -52,6 +52,12 @@ def normalise_line(text: str) -> str:
     return unicodedata.normalize("NFC", text).strip()
 
 
+def has_control_characters(text: str) -> bool:
+    """Does ``text`` hold a character ``normalise_line`` removes (for text kept as it is, such
+    as a URL, which is refused rather than changed)?"""
+    return _CONTROL.search(text) is not None
+
+
 def split_lines(path: str, text: str) -> tuple[list[Line], list[Diagnostic]]:
     """The non-blank lines of ``text`` with their numbers; warns once about control characters."""
     if _CONTROL_IN_TEXT.search(text) or not unicodedata.is_normalized("NFC", text):

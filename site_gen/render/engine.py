@@ -114,12 +114,44 @@ def target_of(obj: object) -> str:
     return str(obj)
 
 
+MARKED_PAGE = "\x00"
+"""``page_url`` while a fragment is rendered: its links are marked (``LINK_MARK``,
+``ROOT_MARK``), not made for one page, and each page that shows it puts its own way to the
+site's root in their place (``unmarked``). Readers remove control characters from every text
+of the input, so no text a fragment shows holds a mark."""
+LINK_MARK = "\x00"
+"""Where a marked fragment's link to a site URL starts."""
+ROOT_MARK = "\x01"
+"""A marked fragment's link to the site's root (``./`` on the home page)."""
+
+
 @jinja2.pass_context
 def _url(context: jinja2.runtime.Context, target: str) -> str:
-    """Link to a site URL from the current page: relative, or base-path absolute on 404."""
+    """Link to a site URL from the current page: relative, base-path absolute on 404, or
+    marked in a fragment being rendered."""
     if context.get("absolute_links"):
         return context["site"].base_path + target
-    return relative_url(target, context["page_url"])
+    page = context["page_url"]
+    if page == MARKED_PAGE:
+        return LINK_MARK + target if target else ROOT_MARK
+    return relative_url(target, page)
+
+
+def link_base(context: jinja2.runtime.Context) -> str | None:
+    """What links from the page of ``context`` start with (``relative_url``: one ``../`` per
+    folder; the 404 page's are absolute), or None inside a fragment being rendered."""
+    if context.get("absolute_links"):
+        return str(context["site"].base_path)
+    page = str(context["page_url"])
+    return None if page == MARKED_PAGE else "../" * page.count("/")
+
+
+def unmarked(html: str, base: str | None) -> Markup:
+    """A marked fragment's markup with its links made from ``base`` (``link_base``; None:
+    left marked, for the fragment that holds it)."""
+    if base is None:
+        return Markup(html)
+    return Markup(html.replace(ROOT_MARK, base or "./").replace(LINK_MARK, base))
 
 
 @jinja2.pass_context
@@ -693,17 +725,18 @@ class Fragments:
 
 def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
                        memo: Fragments, remember: bool = True) -> Callable[..., Markup]:
-    """``fragment(name, **values)``: a partial rendered once per page depth and reused.
+    """``fragment(name, **values)``: a partial rendered once and reused.
 
-    A paper's list item appears on many pages (author, subject, index, related lists); links
-    depend only on the page's depth (urls.relative_url), so one rendering serves every page of
-    that depth. A reused fragment adds the lookups it made to the page using it.
+    A paper's list item appears on many pages (author, subject, index, related lists). It is
+    rendered with its links marked (``MARKED_PAGE``), and each page puts its own way to the
+    site's root in their place, so one rendering serves every page. A reused fragment adds
+    the lookups it made to the page using it.
     """
     render = _fragment_maker(env, tracked, memo, remember)
 
     @jinja2.pass_context
     def fragment(context: jinja2.runtime.Context, name: str, **values: object) -> Markup:
-        return Markup(render(_fragment_depth(context), name, tuple(sorted(values.items()))))
+        return unmarked(render(name, tuple(sorted(values.items()))), link_base(context))
 
     return fragment
 
@@ -725,15 +758,15 @@ def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
     @jinja2.pass_context
     def fragments(context: jinja2.runtime.Context, name: str, var: str, items: Any,
                   **values: object) -> Markup:
-        depth = _fragment_depth(context)
+        base = link_base(context)
         shared = tuple(sorted(values.items()))
         if not (whole and isinstance(items, tuple) and len(items) > memo.whole_lists_over):
-            return Markup(_joined(render, depth, name, var, items, shared))
-        key = ("*list", name, depth, var, shared, items)
+            return unmarked(_joined(render, name, var, items, shared), base)
+        key = ("*list", name, base, var, shared, items)
         hit = memo.get(key)
         if hit is None:
             with tracked.recording() as lookups:
-                html = Markup(_joined(render, depth, name, var, items, shared))
+                html = unmarked(_joined(render, name, var, items, shared), base)
             memo.current[key] = (html, tracked.frozen(lookups))
             return html
         tracked.lookups.update(hit[1])
@@ -742,35 +775,26 @@ def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
     return fragments
 
 
-def _joined(render: Callable[[int, str, tuple[tuple[str, object], ...]], Markup], depth: int,
-            name: str, var: str, items: Iterable[object],
-            shared: tuple[tuple[str, object], ...]) -> str:
-    """Each item's fragment, joined; its values are ``shared`` with ``(var, item)`` in order."""
+def _joined(render: Callable[[str, tuple[tuple[str, object], ...]], Markup], name: str,
+            var: str, items: Iterable[object], shared: tuple[tuple[str, object], ...]) -> str:
+    """Each item's (marked) fragment, joined; its values are ``shared`` with ``(var, item)``
+    in order."""
     at = sum(1 for key, _ in shared if key < var)
     before, after = shared[:at], shared[at:]
-    return "".join([render(depth, name, before + ((var, item),) + after) for item in items])
-
-
-def _fragment_depth(context: jinja2.runtime.Context) -> int:
-    """How deep the page is (-1: links are absolute), which is all a fragment's links need."""
-    if context.get("absolute_links"):
-        return -1
-    return str(context["page_url"]).count("/")
+    return "".join([render(name, before + ((var, item),) + after) for item in items])
 
 
 def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: Fragments,
-                    remember: bool) -> Callable[[int, str, tuple[tuple[str, object], ...]], Markup]:
-    """Render a fragment at a depth with (sorted) values, or take it from the memo."""
+                    remember: bool) -> Callable[[str, tuple[tuple[str, object], ...]], Markup]:
+    """Render a fragment with (sorted) values, its links marked, or take it from the memo."""
 
-    def render(depth: int, name: str, values: tuple[tuple[str, object], ...]) -> Markup:
-        key = (name, depth, values)
+    def render(name: str, values: tuple[tuple[str, object], ...]) -> Markup:
+        key = (name, values)
         hit = memo.get(key)
         if hit is None:
-            absolute = depth == -1
-            page_url = "404.html" if absolute else "_/" * depth
             with tracked.recording() as lookups:
-                html = Markup(env.get_template(name).render(dict(values), page_url=page_url,
-                                                            absolute_links=absolute))
+                html = Markup(env.get_template(name).render(dict(values), page_url=MARKED_PAGE,
+                                                            absolute_links=False))
             hit = memo.current[key] = (html, tracked.kept(lookups) if remember else _NOTHING)
         tracked.lookups.update(hit[1])
         return hit[0]
@@ -784,21 +808,23 @@ def _macro_modules(env: jinja2.Environment, tracked: TrackedCatalog) -> Callable
     The default pages call every macro a theme may override through this, so a project's
     ``partials/macros.html`` changes them all. ``{% import ... with context %}`` would run the
     file again for every page (a sixth of a paper page's cost), and a plain ``import`` gives
-    macros no page to link from; the macros' links depend only on the page's depth (as a
-    fragment's do), so one module per depth serves every page. Each use notes the template,
-    as loading it would.
+    macros no page to link from; the macros' links depend only on the page's depth, so one
+    module per depth serves every page (and one, its links marked, every fragment being
+    rendered). Each use notes the template, as loading it would.
     """
-    modules: dict[tuple[str, int], Any] = {}
+    modules: dict[tuple[str, str | None], Any] = {}
 
     @jinja2.pass_context
     def macros(context: jinja2.runtime.Context, name: str) -> Any:
-        depth = _fragment_depth(context)
+        base = link_base(context)
         tracked.lookups.add(("template", name))
-        module = modules.get((name, depth))
+        module = modules.get((name, base))
         if module is None:
-            absolute = depth == -1
-            module = modules[name, depth] = env.get_template(name).make_module(
-                {"page_url": "404.html" if absolute else "_/" * depth, "absolute_links": absolute})
+            absolute = bool(context.get("absolute_links"))
+            page = (MARKED_PAGE if base is None else "404.html" if absolute
+                    else "_/" * base.count("/"))
+            module = modules[name, base] = env.get_template(name).make_module(
+                {"page_url": page, "absolute_links": absolute})
         return module
 
     return macros
