@@ -267,7 +267,8 @@ def test_a_fragment_is_rendered_once_and_links_from_each_page_that_shows_it(
         tmp_path: Path, workers: int) -> None:
     """Fragments are rendered with their links marked, once for all pages; each page then
     links them from where it is (its depth, the home page's "./", the 404 page's absolute
-    links), nested fragments and macros included, and the text between stays as it is."""
+    links, escaped as any link is), nested fragments and macros included, and the text
+    between stays as it is."""
     for name, text in FRAGMENT_TEMPLATES.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     env = make_environment(Theme((tmp_path,), ()), tmp_path)
@@ -277,7 +278,7 @@ def test_a_fragment_is_rendered_once_and_links_from_each_page_that_shows_it(
              for url in ("", "papers/x/", "authors/y/page/2/")]
     pages.append(Route(url="404.html", output="404.html", template="page.html",
                        context={"note": HOSTILE, "notes": notes}))
-    render_pages(env, tuple(pages), Config(site_url="https://x.github.io/repo/"),
+    render_pages(env, tuple(pages), Config(site_url="https://x.github.io/r&d/"),
                  Catalog((), (), ()), {}, writer, workers=workers, fragments=memo)
     escaped = {n: str(escape(n)) for n in notes}
 
@@ -287,7 +288,7 @@ def test_a_fragment_is_rendered_once_and_links_from_each_page_that_shows_it(
 
     for output, root, up in [("index.html", "./", ""), ("papers/x/index.html", "../../", "../../"),
                              ("authors/y/page/2/index.html", "../../../../", "../../../../"),
-                             ("404.html", "/repo/", "/repo/")]:
+                             ("404.html", "/r&amp;d/", "/r&amp;d/")]:
         assert writer.files[output].decode() == (
             item(HOSTILE, root, up) + "|" + "".join(item(n, root, up) for n in notes)
             + f'|<b data-x="{up}subjects/"></b>\n')

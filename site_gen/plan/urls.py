@@ -106,9 +106,21 @@ def relative_url(target: str, current: str) -> str:
 
     Pages live in folders (``papers/x/`` is ``papers/x/index.html``) or at the root
     (``404.html``), so one ``../`` per folder of ``current`` reaches the site root. Links thus
-    depend on the page's depth alone, which lets the renderer share fragments between pages.
+    depend on the page's depth alone, which lets the renderer make a shared fragment's links
+    for each page that shows it (``to_root``, ``link_from``).
     """
-    return ("../" * current.count("/") + target) or "./"
+    return link_from(to_root(current), target)
+
+
+def to_root(current: str) -> str:
+    """The way from the page at ``current`` to the site root: one ``../`` per folder."""
+    return "../" * current.count("/")
+
+
+def link_from(base: str, target: str) -> str:
+    """A link to ``target`` from a page whose links start with ``base`` (``to_root``, or a
+    base path); ``./`` for the site root from the root itself."""
+    return (base + target) or "./"
 
 
 def absolute_url(target: str, site_url: str) -> str:

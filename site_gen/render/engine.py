@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Protocol, Self
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from site_gen import SOURCE_URL, __version__
 from site_gen.model import Author, Catalog, Paper, Subject, noting_reads
@@ -44,10 +44,11 @@ from site_gen.plan.urls import (
     author_feed_url,
     author_url,
     citation_url,
+    link_from,
     paper_url,
-    relative_url,
     subject_feed_url,
     subject_url,
+    to_root,
 )
 from site_gen.read.config import Config
 from site_gen.render import metadata, snippets
@@ -129,29 +130,30 @@ ROOT_MARK = "\x01"
 def _url(context: jinja2.runtime.Context, target: str) -> str:
     """Link to a site URL from the current page: relative, base-path absolute on 404, or
     marked in a fragment being rendered."""
-    if context.get("absolute_links"):
-        return context["site"].base_path + target
-    page = context["page_url"]
-    if page == MARKED_PAGE:
+    base = link_base(context)
+    if base is None:
         return LINK_MARK + target if target else ROOT_MARK
-    return relative_url(target, page)
+    return link_from(base, target)
 
 
 def link_base(context: jinja2.runtime.Context) -> str | None:
-    """What links from the page of ``context`` start with (``relative_url``: one ``../`` per
-    folder; the 404 page's are absolute), or None inside a fragment being rendered."""
+    """What links from the page of ``context`` start with (``to_root``; the 404 page's are
+    absolute), or None inside a fragment being rendered."""
     if context.get("absolute_links"):
         return str(context["site"].base_path)
     page = str(context["page_url"])
-    return None if page == MARKED_PAGE else "../" * page.count("/")
+    return None if page == MARKED_PAGE else to_root(page)
 
 
 def unmarked(html: str, base: str | None) -> Markup:
     """A marked fragment's markup with its links made from ``base`` (``link_base``; None:
-    left marked, for the fragment that holds it)."""
+    left marked, for the fragment that holds it). The marks stand in escaped markup, so
+    ``base`` goes in escaped, as ``|url`` would have been written (a base path may hold
+    ``&``)."""
     if base is None:
         return Markup(html)
-    return Markup(html.replace(ROOT_MARK, base or "./").replace(LINK_MARK, base))
+    safe = str(escape(base))
+    return Markup(str.replace(str.replace(html, ROOT_MARK, link_from(safe, "")), LINK_MARK, safe))
 
 
 @jinja2.pass_context
