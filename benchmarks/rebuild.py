@@ -64,7 +64,7 @@ from site_gen.pipeline import builtin_theme_dir
 from site_gen.write.tree import Staging
 
 sys.path.insert(0, str(HERE))
-from run import GRAVEYARD, bury, ensure_hugo
+from run import GRAVEYARD, bury, compiled_env, ensure_hugo
 
 EDIT_MARK = "-edited"
 TITLE_MARK = "Edited: "
@@ -462,12 +462,13 @@ def prepare(project: Path) -> None:
 # ---- site-gen ----------------------------------------------------------------------------------
 
 
-def site_gen(*args: str) -> float:
-    """Run the site-gen command in a fresh process; its wall time in seconds."""
+def site_gen(project: Path, *args: str) -> float:
+    """Run the site-gen command in a fresh process, its modules compiled as an installed
+    copy's are (``run.compiled_env``); its wall time in seconds."""
+    env = compiled_env(project.parent)
     started = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "site_gen", *args], cwd=REPO, text=True,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                         env={**os.environ, "PYTHONPATH": str(REPO)}, check=False)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=False)
     if run.returncode != 0:  # the corpus's warnings are not shown, a failure's messages are
         sys.exit(f"site-gen {' '.join(args)} failed:\n{run.stderr}")
     return time.perf_counter() - started
@@ -479,7 +480,7 @@ def time_full_build(project: Path, output: Path) -> float:
     discard(output)
     os.sync()
     time.sleep(1)
-    seconds = site_gen("build", "--project", str(project), "--output", str(output))
+    seconds = site_gen(project, "build", "--project", str(project), "--output", str(output))
     discard(output)
     return seconds
 
@@ -628,10 +629,10 @@ def time_build_again(project: Path) -> float:
     """``site-gen build`` after edit (a), into the output of the previous build."""
     output = project / "_again"
     if not output.exists():
-        site_gen("build", "--project", str(project), "--output", str(output))
+        site_gen(project, "build", "--project", str(project), "--output", str(output))
     edited = EDIT_MARK in first_dump(project).read_text(encoding="utf-8")
     edit_abstract(project, undo=edited)
-    seconds = site_gen("build", "--project", str(project), "--output", str(output))
+    seconds = site_gen(project, "build", "--project", str(project), "--output", str(output))
     print(f"  site-gen build again: {seconds:.2f} s", flush=True)
     edit_abstract(project, undo=True)
     return seconds

@@ -110,6 +110,12 @@ def test_posting_lists_round_trip_over_long_gaps() -> None:
         encode_number(b - a - 1) for a, b in zip([-1, *ordered], ordered))
 
 
+def test_the_table_of_short_codes_is_encode_number() -> None:
+    """Gaps are encoded through a table made apart from ``encode_number``; they must agree."""
+    from site_gen.outputs.search import _SHORT
+    assert list(_SHORT) == [encode_number(n) for n in range(1 << 15)]
+
+
 def test_dense_lists_become_bitmaps_and_numbers_are_short() -> None:
     assert encode_ids(list(range(0, 600, 2)), 600).startswith("~")
     assert not encode_ids([3, 900], 1000).startswith("~")
