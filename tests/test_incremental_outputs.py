@@ -226,7 +226,8 @@ the other alone."""
 def test_kept_encodings_equal_postings_encoded_again(before, data) -> None:
     """After any change of the documents at each number, a count of numbers that grew or
     shrank included (bitmaps change length with it, and a list of gaps may become a bitmap
-    or one again), the kept encodings are those of the new documents' postings alone."""
+    or one again), the kept encodings are those of the new documents' postings alone, the
+    lists spliced (``_spliced``) or encoded again."""
     from types import SimpleNamespace
 
     from site_gen.incremental.search import _encoded_terms
@@ -245,4 +246,38 @@ def test_kept_encodings_equal_postings_encoded_again(before, data) -> None:
 
     memo = SearchMemo()
     _encoded_terms(docs(old), memo)
-    assert dict(_encoded_terms(docs(new), memo)) == _encoded_terms(docs(new), SearchMemo())
+    spliced_from = data.draw(st.sampled_from([0, search.SPLICED_FROM]))  # 0: every list spliced
+    with mock.patch.object(search, "SPLICED_FROM", spliced_from):
+        kept = dict(_encoded_terms(docs(new), memo))
+    assert kept == _encoded_terms(docs(new), SearchMemo())
+
+
+@st.composite
+def spliced_lists(draw: st.DrawFn) -> tuple[list[int], list[int], list[tuple[int, int]], int]:
+    """A list of doc numbers, stretches of numbers, and the list with other numbers within
+    those stretches: gaps of every length a code has (one to four characters)."""
+    total = draw(st.sampled_from([200, 5_000, 70_000]))
+    old = sorted(draw(st.sets(st.integers(0, total - 1), max_size=60)))
+    bounds = sorted(draw(st.sets(st.integers(0, total - 1), min_size=2, max_size=8)))
+    changed = [(low, high) for low, high in zip(bounds[::2], bounds[1::2])]
+    inside = [number for low, high in changed
+              for number in draw(st.sets(st.integers(low, high), max_size=8))]
+    new = sorted({n for n in old if not any(low <= n <= high for low, high in changed)}
+                 | set(inside))
+    return old, new, changed, total
+
+
+@settings(max_examples=500, deadline=None)
+@given(spliced_lists())
+def test_a_list_of_gaps_spliced_is_the_list_encoded_again(case) -> None:
+    """``_spliced`` keeps the codes outside the changed stretches of numbers and encodes the
+    rest: the text is ``encode_ids`` of the new list whenever both are lists of gaps."""
+    from site_gen.incremental.search import _spliced
+    from site_gen.outputs.search import encode_ids
+
+    old, new, changed, total = case
+    text, wanted = encode_ids(old, total), encode_ids(new, total)
+    made = _spliced(text, old, new, changed, total)
+    assert made is None or made == wanted
+    if text and not text.startswith("~") and not wanted.startswith("~"):
+        assert made == wanted

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from site_gen.incremental.pieces import Carried, CatalogDelta, Pieces, in_step
 from site_gen.model import Author, Catalog, Paper
 from site_gen.outputs.search import (
+    DIGITS,
     INDEX_DIR,
     LEVELS,
     NO_TERMS,
@@ -32,6 +33,7 @@ from site_gen.outputs.search import (
     add_postings,
     author_made,
     bitmap_length,
+    encode_gaps,
     encode_ids,
     fragment_groups,
     group_json,
@@ -238,9 +240,12 @@ def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
     return index
 
 
-def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]]:
+def _update_postings(memo: SearchMemo, terms: list[Terms],
+                     before: dict[tuple[str, int], list[int]] | None = None
+                     ) -> dict[str, set[int]]:
     """Change ``memo.index`` from the old documents' terms to ``terms`` (any number of
     numbers); the terms whose lists changed, each with the lists (``field * LEVELS + level``).
+    ``before`` gets a copy of each list as it was before its first change.
 
     A document that only moved (the very terms, now at another number) is not read term by
     term: every list that held a changed number is mapped through the new numbers over the
@@ -249,10 +254,7 @@ def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]
     making the postings again, cost several times more. Only documents new at their numbers
     are read term by term."""
     old_terms = memo.terms
-    common = min(len(old_terms), len(terms))
-    differ = list(map(operator.is_not, old_terms[:common], terms[:common]))
-    old_changed = [*itertools.compress(range(common), differ), *range(common, len(old_terms))]
-    new_changed = [*itertools.compress(range(common), differ), *range(common, len(terms))]
+    old_changed, new_changed = _changed_numbers(old_terms, terms)
     arrived: dict[int, list[int]] = defaultdict(list)
     for number in reversed(new_changed):  # so that pop() pairs them in order
         if terms[number] is not NO_TERMS:
@@ -272,6 +274,8 @@ def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]
         for start, end in places:
             numbers = [renumber[n] for n in ids[start:end]]
             if numbers != ids[start:end]:
+                if not moved and before is not None:
+                    before.setdefault((term, slot), ids[:])
                 ids[start:end] = numbers
                 moved = True
         if moved:
@@ -284,12 +288,24 @@ def _update_postings(memo: SearchMemo, terms: list[Terms]) -> dict[str, set[int]
                 lists = index.get(term)
                 if lists is None:
                     lists = index[term] = no_lists()
-                bisect.insort(lists[field * LEVELS + strength], number)
+                ids = lists[field * LEVELS + strength]
+                if before is not None:
+                    before.setdefault((term, field * LEVELS + strength), ids[:])
+                bisect.insort(ids, number)
                 touched[term].add(field * LEVELS + strength)
     for term in touched:
         if not any(index[term]):
             del index[term]
     return touched
+
+
+def _changed_numbers(old_terms: list[Terms], terms: list[Terms]) -> tuple[list[int], list[int]]:
+    """The numbers whose document is not the very one it was, among the old numbers and
+    among the new (the same numbers but for those only one count of numbers has)."""
+    common = min(len(old_terms), len(terms))
+    differ = list(itertools.compress(range(common), map(operator.is_not, old_terms[:common],
+                                                         terms[:common])))
+    return [*differ, *range(common, len(old_terms))], [*differ, *range(common, len(terms))]
 
 
 def _lists_holding(index: dict[str, list[list[int]]], terms: list[Terms], numbers: list[int],
@@ -326,10 +342,13 @@ def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, s
     terms = [NO_TERMS if d is None else d.terms for d in docs]
     counted, memo.counted = memo.counted, None  # until the postings below are complete
     touched = None
+    before: dict[tuple[str, int], list[int]] = {}
     if counted is None:
         memo.index = _postings(terms)
     else:
-        touched = _update_postings(memo, terms)
+        old_changed, new_changed = _changed_numbers(memo.terms, terms)
+        changed = _stretches(sorted({*old_changed, *new_changed}))
+        touched = _update_postings(memo, terms, before)
     if touched is None:
         memo.parts = {t: [encode_ids(ids, total) for ids in lists]
                       for t, lists in memo.index.items()}
@@ -342,13 +361,83 @@ def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, s
                 lists = memo.index[term]
                 parts = memo.parts.setdefault(term, [""] * (4 * LEVELS))  # a new term's
                 for slot in slots:
-                    parts[slot] = encode_ids(lists[slot], total)
+                    old = (before.get((term, slot)) if counted == total
+                           and len(lists[slot]) > SPLICED_FROM else None)
+                    text = None if old is None else _spliced(parts[slot], old, lists[slot],
+                                                             changed, total)
+                    parts[slot] = encode_ids(lists[slot], total) if text is None else text
                 memo.encoded[term] = joined_term(parts)
             else:
                 memo.encoded.pop(term, None)
                 memo.parts.pop(term, None)
     memo.terms, memo.counted = terms, total
     return memo.encoded
+
+
+def _spliced(text: str, old: list[int], new: list[int], changed: list[tuple[int, int]],
+             total: int) -> str | None:
+    """``encode_ids(new, total)``, made from ``text``, ``encode_ids(old, total)``, when both
+    are lists of gaps and the two lists differ only within the stretches of numbers
+    ``changed``: the codes of the numbers outside them are kept, and those within encoded
+    again, with the first one after each. None when either is not a list of gaps.
+
+    An added paper moves the numbers of a few dozen documents, so a rebuild encodes again
+    thousands of lists, common words' among them, thousands of numbers long; each changed
+    only within a stretch or two. The stretches are done from the last: the text before
+    each is still the old one, ``old`` counts its codes, and the text after it the new.
+    """
+    if not new:
+        return ""
+    if not text or text[0] == "~":
+        return None
+    data = text.encode("ascii")
+    for low, high in reversed(changed):
+        first_old, first_new = bisect.bisect_left(old, low), bisect.bisect_left(new, low)
+        past_old, past_new = bisect.bisect_right(old, high), bisect.bisect_right(new, high)
+        if first_old == past_old and first_new == past_new:  # none of this list's numbers
+            continue
+        start = _code_start(data, first_old)
+        end = _codes_from(data, len(new) - past_new - 1) if past_new < len(new) else len(data)
+        middle = encode_gaps(new[first_new:past_new + 1], new[first_new - 1] if first_new else -1)
+        data = b"".join((data[:start], middle.encode("ascii"), data[end:]))
+    if len(data) > bitmap_length(total):  # encode_ids would make it a bitmap
+        return None
+    return data.decode("ascii")
+
+
+SPLICED_FROM = 256
+"""A list of more numbers than this is spliced (``_spliced``) rather than encoded again: for
+a shorter one, finding its codes in each stretch an edit changed cost more than encoding it."""
+_MORE = DIGITS[32:].encode("ascii")
+"""The characters of a number's code but its last (``encode_number``)."""
+
+
+def _code_start(data: bytes, count: int) -> int:
+    """Where the code after the first ``count`` codes of a list of gaps starts. The codes'
+    last characters are counted in C (``translate`` drops the others), a stretch at a time:
+    as many characters as codes are still to count, so the stretch that completes the count
+    is all last characters, and ends where a code does."""
+    at = ends = 0
+    while ends < count:
+        if at >= len(data):
+            raise ValueError("fewer codes than counted")
+        step = count - ends
+        ends += len(data[at:at + step].translate(None, _MORE))
+        at += step
+    return at
+
+
+def _codes_from(data: bytes, count: int) -> int:
+    """Where the last ``count`` codes of a list of gaps start: ``_code_start`` from the end,
+    up to the last character of the code before them."""
+    at, ends = len(data), 0
+    while ends <= count:
+        if not at:  # no code before them
+            return 0
+        step = min(count + 1 - ends, at)
+        ends += len(data[at - step:at].translate(None, _MORE))
+        at -= step
+    return at + 1
 
 
 def _counted_again(parts: dict[str, list[str]], total: int, touched: dict[str, set[int]]

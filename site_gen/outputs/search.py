@@ -554,9 +554,15 @@ def bitmap_length(total: int) -> int:
     return (total + 5) // 6 + 1
 
 
-def _gaps(ids: list[int]) -> Iterator[int]:
-    """Each ascending doc number's gap from the one before (the first's from -1)."""
-    return map(operator.sub, ids, itertools.chain((-1,), ids))
+def encode_gaps(ids: list[int], previous: int = -1) -> str:
+    """Ascending doc numbers as ``encode_ids``' list of gaps, the first one's from
+    ``previous`` (a list's number before them; -1 at its start)."""
+    gaps = map(operator.sub, ids, itertools.chain((previous,), ids))
+    try:  # one pass, no list of the gaps: a gap over ``len(_SHORT)`` is rare
+        return "".join(map(_GAP.__getitem__, gaps))
+    except IndexError:
+        return "".join([encode_number(gap - 1)
+                        for gap in map(operator.sub, ids, itertools.chain((previous,), ids))])
 
 
 def encode_ids(ids: list[int], total: int) -> str:
@@ -567,10 +573,7 @@ def encode_ids(ids: list[int], total: int) -> str:
         return ""
     size = bitmap_length(total) - 1
     if len(ids) <= size + 1:  # each number takes a character at least
-        try:  # one pass, no list of the gaps: a gap over ``len(_SHORT)`` is rare
-            text = "".join(map(_GAP.__getitem__, _gaps(ids)))
-        except IndexError:
-            text = "".join([encode_number(gap - 1) for gap in _gaps(ids)])
+        text = encode_gaps(ids)
         if len(text) <= size + 1:
             return text
     flags = bytearray(size * 6)  # one byte per number, 1 where a number is listed
