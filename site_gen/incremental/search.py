@@ -32,6 +32,7 @@ from site_gen.outputs.search import (
     Terms,
     add_postings,
     author_made,
+    bitmap_chars,
     bitmap_length,
     encode_gaps,
     encode_ids,
@@ -376,10 +377,10 @@ def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, s
 
 def _spliced(text: str, old: list[int], new: list[int], changed: list[tuple[int, int]],
              total: int) -> str | None:
-    """``encode_ids(new, total)``, made from ``text``, ``encode_ids(old, total)``, when both
-    are lists of gaps and the two lists differ only within the stretches of numbers
-    ``changed``: the codes of the numbers outside them are kept, and those within encoded
-    again, with the first one after each. None when either is not a list of gaps.
+    """``encode_ids(new, total)``, made from ``text``, ``encode_ids(old, total)``, when the
+    two lists differ only within the stretches of numbers ``changed``: the codes of the
+    numbers outside them are kept, and those within encoded again, with the first one after
+    each (a bitmap: ``_bitmap_spliced``). None when one is a bitmap and the other may not be.
 
     An added paper moves the numbers of a few dozen documents, so a rebuild encodes again
     thousands of lists, common words' among them, thousands of numbers long; each changed
@@ -388,8 +389,10 @@ def _spliced(text: str, old: list[int], new: list[int], changed: list[tuple[int,
     """
     if not new:
         return ""
-    if not text or text[0] == "~":
+    if not text:
         return None
+    if text[0] == "~":
+        return _bitmap_spliced(text, new, changed, total)
     data = text.encode("ascii")
     for low, high in reversed(changed):
         first_old, first_new = bisect.bisect_left(old, low), bisect.bisect_left(new, low)
@@ -403,6 +406,22 @@ def _spliced(text: str, old: list[int], new: list[int], changed: list[tuple[int,
     if len(data) > bitmap_length(total):  # encode_ids would make it a bitmap
         return None
     return data.decode("ascii")
+
+
+def _bitmap_spliced(text: str, new: list[int], changed: list[tuple[int, int]], total: int
+                    ) -> str | None:
+    """``_spliced`` of a bitmap, whose characters hold six numbers each, in place: those that
+    hold the stretches ``changed`` are made again. None when the new list may be a list of
+    gaps (``encode_ids``: it is no longer than the bitmap)."""
+    size = bitmap_length(total) - 1
+    if len(new) <= size + 1:
+        return None
+    for low, high in changed:
+        first, last = low // 6, min(high // 6, size - 1)
+        held = new[bisect.bisect_left(new, first * 6):bisect.bisect_left(new, (last + 1) * 6)]
+        text = "".join((text[:first + 1], bitmap_chars(held, first, last - first + 1),
+                        text[last + 2:]))
+    return text
 
 
 SPLICED_FROM = 256

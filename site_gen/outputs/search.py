@@ -576,12 +576,20 @@ def encode_ids(ids: list[int], total: int) -> str:
         text = encode_gaps(ids)
         if len(text) <= size + 1:
             return text
-    flags = bytearray(size * 6)  # one byte per number, 1 where a number is listed
-    collections.deque(map(flags.__setitem__, ids, itertools.repeat(1)), 0)
+    return "~" + bitmap_chars(ids, 0, size)
+
+
+def bitmap_chars(ids: list[int], first: int, count: int) -> str:
+    """Characters ``first`` to ``first + count - 1`` of a bitmap (``encode_ids``, after its
+    ``~``), which hold numbers ``6 * first`` to ``6 * (first + count) - 1``: ``ids``, those
+    of a list's numbers that lie there, ascending."""
+    flags = bytearray(count * 6)  # one byte per number, 1 where a number is listed
+    collections.deque(map(flags.__setitem__, map(operator.sub, ids, itertools.repeat(first * 6)),
+                          itertools.repeat(1)), 0)
     bits = 0
     for bit in range(6):  # byte k of each slice is number 6k + bit's flag
         bits |= int.from_bytes(flags[bit::6], "big") << bit
-    return "~" + bits.to_bytes(size, "big").translate(_SIXES).decode("ascii")
+    return bits.to_bytes(count, "big").translate(_SIXES).decode("ascii")
 
 
 def encode_term(lists: list[list[int]], total: int) -> str:
