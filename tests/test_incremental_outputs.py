@@ -247,7 +247,10 @@ def test_kept_encodings_equal_postings_encoded_again(before, data) -> None:
     memo = SearchMemo()
     _encoded_terms(docs(old), memo)
     spliced_from = data.draw(st.sampled_from([0, search.SPLICED_FROM]))  # 0: every list spliced
-    with mock.patch.object(search, "SPLICED_FROM", spliced_from):
+    apart, most = data.draw(st.sampled_from([(64, 8), (2, 3), (1, 100)]))  # how numbers group
+    stretches = functools.partial(search._stretches, apart=apart, most=most)
+    with mock.patch.object(search, "SPLICED_FROM", spliced_from), \
+            mock.patch.object(search, "_stretches", stretches):
         kept = dict(_encoded_terms(docs(new), memo))
     assert kept == _encoded_terms(docs(new), SearchMemo())
 

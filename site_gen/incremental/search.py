@@ -344,12 +344,15 @@ def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, s
     counted, memo.counted = memo.counted, None  # until the postings below are complete
     touched = None
     before: dict[tuple[str, int], list[int]] = {}
+    changed: list[tuple[int, int]] = []
     if counted is None:
         memo.index = _postings(terms)
     else:
         old_changed, new_changed = _changed_numbers(memo.terms, terms)
         changed = _stretches(sorted({*old_changed, *new_changed}))
-        touched = _update_postings(memo, terms, before)
+        if sum(high + 1 - low for low, high in changed) * 2 > total:  # most numbers moved
+            changed = []  # (a deleted dump): splicing would encode all of each list anyway
+        touched = _update_postings(memo, terms, before if changed else None)
     if touched is None:
         memo.parts = {t: [encode_ids(ids, total) for ids in lists]
                       for t, lists in memo.index.items()}
@@ -362,7 +365,7 @@ def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, s
                 lists = memo.index[term]
                 parts = memo.parts.setdefault(term, [""] * (4 * LEVELS))  # a new term's
                 for slot in slots:
-                    old = (before.get((term, slot)) if counted == total
+                    old = (before.get((term, slot)) if counted == total and changed
                            and len(lists[slot]) > SPLICED_FROM else None)
                     text = None if old is None else _spliced(parts[slot], old, lists[slot],
                                                              changed, total)
