@@ -153,6 +153,20 @@ class _Changes:
                    sorted(memo.rank[i] for i in shifted if i in memo.rank),
                    sorted(ranks.rank[i] for i in shifted if i in ranks.rank), profiled_kept)
 
+    def kept_span(self, paper: Paper, old: _PaperPlan) -> tuple[int, int] | None:
+        """For a paper that is the very object of ``old``: when ``old``'s route shows what it
+        would show now (``keeps_related``, ``keeps_nearby`` and ``keeps_route``, true of
+        nearly every paper after an edit; its subjects may need renewing, ``renews``), the
+        span of ranks its related papers by subject are read from now; None when it may
+        not. One call, the author ids made once: it is asked of every paper at each rebuild."""
+        ids = paper.all_author_ids
+        if not (self.order_kept and self.authors.isdisjoint(ids)
+                and self.tainted.isdisjoint(ids) and self.renamed.isdisjoint(ids)
+                and self.papers.isdisjoint(old.related) and self.papers.isdisjoint(old.nearby)):
+            return None
+        kept = self.keeps_nearby(paper, old)
+        return None if kept is None else kept[1]
+
     def keeps_related(self, paper: Paper, old: _PaperPlan) -> bool:
         """Are the papers related by authors those of ``old``? (Same authors, and none of
         their papers moved, so ranks among those papers are as they were.)"""
@@ -266,6 +280,12 @@ def _paper_plan(catalog: Catalog, paper: Paper, ranks: Ranks, changes: _Changes
     its related papers are looked for again only where they may differ. With the span of
     ranks its related papers by subject were read from."""
     old = changes.memo.papers.get(paper.id)
+    if old is not None and old.paper is paper:
+        span = changes.kept_span(paper, old)
+        if span is not None:  # the authors did not change (kept_span): only the subjects may
+            if changes.subjects.isdisjoint(paper.subjects):
+                return old, span
+            return _paper_renewed(catalog, old, changes.renewed), span
     related = old.related if old is not None and changes.keeps_related(paper, old) else None
     kept = changes.keeps_nearby(paper, old) if old is not None else None
     if related is None:
