@@ -4,6 +4,7 @@ same order, and a rebuild still reads again only what changed."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,52 @@ def test_a_damaged_stored_parse_is_parsed_again(tmp_path: Path, damage) -> None:
     assert again[shown].value == first[shown].value
     assert parsed == [shown]
     assert FileCache(parse_dump, 1, stored).load(files)[1] == []  # stored whole again
+
+
+def _built_with_cache(project: Path) -> dict[str, bytes]:
+    """A new Builder's build of every page of ``project`` with its cache folder (a new
+    ``site-gen build`` into an empty output); the site."""
+    shutil.rmtree(project / "_site", ignore_errors=True)
+    (project / store.CACHE_DIR / store.STORE_FILE).unlink(missing_ok=True)
+    result = Builder(project, cache=project / store.CACHE_DIR).build()
+    assert result.ok, [str(d) for d in result.diagnostics]
+    return read_tree(project / "_site")
+
+
+def test_templates_compiled_by_a_build_are_loaded_by_the_next(tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """A build with a cache folder stores its templates compiled; the next loads them
+    instead of compiling them, and gives the same site. A template edited, a file damaged,
+    or another code's file is compiled (or deleted) instead, and the edit shows."""
+    dumps = {name: text for name, text in DUMPS.items() if "listing" in name}
+    project = write_files(tmp_path / "p", {"content/site.yaml": "title: T\nsite_url: https://e.org/\n",
+                                           **dumps})
+    from site_gen.render.engine import TrackingEnvironment
+
+    compiled: list[str] = []  # each template Jinja2 compiles from its source
+    real = TrackingEnvironment.compile
+
+    def compile_noted(self, source, name=None, filename=None, raw=False, defer_init=False):
+        compiled.append(name)
+        return real(self, source, name, filename, raw, defer_init)
+
+    monkeypatch.setattr(TrackingEnvironment, "compile", compile_noted)
+    first = _built_with_cache(project)
+    folder = project / store.CACHE_DIR / store.TEMPLATES_DIR
+    assert compiled and len(os.listdir(folder)) == len(compiled)
+    compiled.clear()
+    assert _built_with_cache(project) == first
+    assert compiled == []
+    files = sorted(folder.iterdir())
+    files[0].write_bytes(files[0].read_bytes()[:40])  # damaged: compiled again, stored again
+    (folder / "__jinja2_0123_other-code.cache").write_bytes(b"site-gen of another version")
+    assert _built_with_cache(project) == first
+    assert len(compiled) == 1 and "__jinja2_0123_other-code.cache" not in os.listdir(folder)
+    theme = project / "templates" / "base.html"  # the project overrides the theme's base
+    theme.parent.mkdir()
+    base = (Path(store.__file__).parents[1].parent / "themes/default/templates/base.html")
+    theme.write_text(base.read_text(encoding="utf-8").replace("</body>", "<!-- mine --></body>"),
+                     encoding="utf-8")
+    compiled.clear()
+    edited = _built_with_cache(project)
+    assert "base.html" in compiled and b"<!-- mine -->" in edited["index.html"]

@@ -650,6 +650,8 @@ class Builder:
         if self._env is None or self._env[:2] != (theme, theme_templates):
             self._env = (theme, theme_templates, make_environment(theme, theme_templates,
                                                                self.keep_spare))
+            if self.cache is not None:  # compiled by an earlier build (store.TemplateCode)
+                self._env[2].bytecode_cache = store.TemplateCode(self.cache)
             self._compiled = {}
         env = self._env[2]
         texts = template_texts(env)

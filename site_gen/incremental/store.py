@@ -47,6 +47,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
+import jinja2
+
 import site_gen
 from site_gen.write.tree import digest
 
@@ -289,3 +291,36 @@ class ParsedFiles:
             if name not in kept:
                 with contextlib.suppress(OSError):
                     os.unlink(self.folder / name)
+
+
+TEMPLATES_DIR = "templates"
+
+
+class TemplateCode(jinja2.FileSystemBytecodeCache):
+    """The theme's templates compiled, one file a template in ``<cache>/templates/``, so that
+    a new process loads them instead of compiling them (0.27 s for the default theme; 0.06 s
+    loaded). Jinja2 checks a file against the template's source and Python's version; its
+    name holds a digest of site-gen's code as well, which sets the environment the code
+    was compiled for, and the files of another code are deleted when the folder is opened.
+    Writing one goes through a side file (Jinja2 renames it into place); a file missing,
+    damaged or unwritable only means the template is compiled."""
+
+    def __init__(self, cache: Path) -> None:
+        folder = cache / TEMPLATES_DIR
+        self.code = code_digest().hex()[:20]
+        with contextlib.suppress(OSError):
+            folder.mkdir(parents=True, exist_ok=True)
+            for name in os.listdir(folder):
+                if not name.startswith(f"__jinja2_{self.code}_"):
+                    os.unlink(folder / name)
+        super().__init__(str(folder), f"__jinja2_{self.code}_%s.cache")
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # noqa: BLE001 - a damaged file (its checksum is a pickle): compile
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
