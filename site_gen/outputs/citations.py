@@ -13,7 +13,7 @@ the JSON encoder. Author lists say honestly what is known (see ``author_roster``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from site_gen.model import Author, Catalog, Paper, newest_first
 from site_gen.plan.urls import author_bibtex_url, citation_url
@@ -97,7 +97,7 @@ def bibtex_entries(catalog: Catalog, site_url: str) -> dict[str, str]:
             for p in catalog.papers}
 
 
-def citation_files(catalog: Catalog, site_url: str, entries: dict[str, str] | None = None,
+def citation_files(catalog: Catalog, site_url: str, entries: Mapping[str, str] | None = None,
                    paper_files: bool = False) -> Iterator[tuple[str, bytes]]:
     """Every citation file of the site (with ``paper_files``, ``citation_files`` in
     site.yaml, each paper's three files; then each author's ``papers.bib``), one at a time,
@@ -129,7 +129,7 @@ def paper_citation_files(paper: Paper, catalog: Catalog, key: str, entry: str,
              encode_json([csl_item(paper, catalog, key, site_url, names)])))
 
 
-def author_bibtex(papers: tuple[Paper, ...], entries: dict[str, str]) -> bytes:
+def author_bibtex(papers: tuple[Paper, ...], entries: Mapping[str, str]) -> bytes:
     """An author's papers.bib: their papers' entries, newest first."""
     return _join(entries[p.id] for p in sorted(papers, key=newest_first))
 

@@ -9,7 +9,7 @@ files: a Builder that rebuilds makes the same ones from kept pieces
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 
 from site_gen.model import Catalog
@@ -71,14 +71,19 @@ def pages_files(config: Config) -> Iterator[SiteFile]:
 def catalog_file_stream(catalog: Catalog, config: Config, entries: dict[str, str],
                         build_time: datetime | None) -> Iterator[SiteFile]:
     """The files beside the pages made from the catalog alone (``site_file_stream``)."""
-    yield from finding_file_stream(catalog, config, entries, build_time)
-    yield from export_files(catalog, config)
+    yield from finding_file_stream(catalog)
+    yield from listing_file_stream(catalog, config, entries, build_time)
 
 
-def finding_file_stream(catalog: Catalog, config: Config, entries: dict[str, str],
-                        build_time: datetime | None) -> Iterator[SiteFile]:
-    """Those of ``catalog_file_stream`` but the data exports: the search index, feeds and
-    citations (a one-shot build makes these in one process, the exports in another)."""
+def finding_file_stream(catalog: Catalog) -> Iterator[SiteFile]:
+    """The search index, the largest part of ``catalog_file_stream`` (a one-shot build makes
+    it in a process of its own, the rest in the build's)."""
     yield from search_files(catalog)
+
+
+def listing_file_stream(catalog: Catalog, config: Config, entries: Mapping[str, str],
+                        build_time: datetime | None) -> Iterator[SiteFile]:
+    """The rest of ``catalog_file_stream``: feeds, citations and the data exports."""
     yield from feed_files(catalog, config, build_time)
     yield from citation_files(catalog, config.site_url, entries, config.citation_files)
+    yield from export_files(catalog, config)
