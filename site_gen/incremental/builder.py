@@ -42,6 +42,7 @@ from site_gen.incremental.routes import RouteMemo
 from site_gen.incremental.store import StoredKey
 from site_gen.model import Catalog, Dump
 from site_gen.outputs.citations import bibtex_entries
+from site_gen.outputs.exports import export_files
 from site_gen.outputs.files import (
     SiteFile,
     finding_file_stream,
@@ -330,18 +331,23 @@ class Builder:
 
     def _go_ahead(self, ahead: _Ahead, strict: bool | str, config: Config, catalog: Catalog,
                   build_time: datetime | None, diagnostics: list[Diagnostic]) -> None:
-        """Once the catalog is made: start making the search index, the largest of the files
-        beside the pages, in a forked process, unless the build already fails or the site is
-        too small to render in parallel (forking would then cost more than it saves). The
-        rest are made in this process: in a build again, which renders few pages, it would
-        otherwise wait for that one (feeds, citations and their BibTeX entries were 1 s of
-        its 5 to 6 s at 10,000 papers)."""
+        """Once the catalog is made: start making the search index, the feeds and the
+        citations in a forked process, unless the build already fails or the site is too
+        small to render in parallel (forking would then cost more than it saves). A build
+        again (one that took back a stored memory) renders few pages and would wait for that
+        process: it makes the feeds and citations here (with their BibTeX entries, 1 s of
+        that process's 5 to 6 s at 10,000 papers). A build that renders the whole site
+        leaves them there: made here, what they leave in this process's memos was copied
+        into every render worker (23 MB more at the peak at 10,000 papers)."""
         if failing(diagnostics, strict) or \
                 len(catalog.papers) + len(catalog.authors) < PARALLEL_THRESHOLD:
             return
-        ahead.start(functools.partial(finding_file_stream, catalog))
-        if ahead.started:
-            ahead.entries = bibtex_entries(catalog, config.site_url)
+        ahead.listings = self._stored_memory is None
+        ahead.start(functools.partial(finding_file_stream, catalog, config, build_time,
+                                      ahead.listings))
+        if ahead.started:  # the entries are made in both processes, when in that one
+            ahead.entries = bibtex_entries(catalog, config.site_url)  # (0.3 s at 10,000
+            # papers): this one need not wait for them
 
     def plan(self, changed: Collection[str] = (), stopwatch: Stopwatch | None = None,
              on_catalog: Callable[[Config, Catalog, datetime | None, list[Diagnostic]], None]
@@ -506,12 +512,13 @@ class Builder:
                         stopwatch.lap("site files")
                         rendered = pages.result()
                         stopwatch.lap("render")
-                    else:  # all but the search index are made here: the process ahead
-                        kept_files = set()  # is the long pole of a build again
+                    else:  # the exports are made here, and the feeds and citations
+                        kept_files = set()  # when that process does not make them
+                        listings = () if ahead.listings else listing_file_stream(
+                            plan.catalog, plan.config, entries, plan.build_time)
                         files = self._put_site_files(itertools.chain(
-                            route_file_stream(plan.config, plan.routes),
-                            listing_file_stream(plan.catalog, plan.config, entries,
-                                                plan.build_time)), staging, taken)
+                            route_file_stream(plan.config, plan.routes), listings,
+                            export_files(plan.catalog, plan.config)), staging, taken)
                         if pages.parallel:  # this process renders until ``ahead``'s is done,
                             pages.render_while(ahead.busy)  # then forks the workers: three
                             self._take_ahead(ahead, staging, taken)  # at once took longer
@@ -689,6 +696,8 @@ class _Ahead:
         self.entries: Mapping[str, str] = {}
         """The papers' BibTeX entries, made by this process once ``start`` has forked."""
         self.make: Callable[[], Iterator[SiteFile]] = lambda: iter(())
+        self.listings = True
+        """The process makes the feeds and citations as well as the search index."""
         self._open: contextlib.ExitStack | None = None
         """Holds the staging ``start`` opened until a build takes it (``staged``)."""
         self._staging: Staging | None = None

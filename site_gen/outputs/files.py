@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 
 from site_gen.model import Catalog
-from site_gen.outputs.citations import citation_files
+from site_gen.outputs.citations import bibtex_entries, citation_files
 from site_gen.outputs.exports import export_files
 from site_gen.outputs.feeds import feed_files
 from site_gen.outputs.search import search_files
@@ -71,19 +71,25 @@ def pages_files(config: Config) -> Iterator[SiteFile]:
 def catalog_file_stream(catalog: Catalog, config: Config, entries: dict[str, str],
                         build_time: datetime | None) -> Iterator[SiteFile]:
     """The files beside the pages made from the catalog alone (``site_file_stream``)."""
-    yield from finding_file_stream(catalog)
-    yield from listing_file_stream(catalog, config, entries, build_time)
-
-
-def finding_file_stream(catalog: Catalog) -> Iterator[SiteFile]:
-    """The search index, the largest part of ``catalog_file_stream`` (a one-shot build makes
-    it in a process of its own, the rest in the build's)."""
     yield from search_files(catalog)
+    yield from listing_file_stream(catalog, config, entries, build_time)
+    yield from export_files(catalog, config)
+
+
+def finding_file_stream(catalog: Catalog, config: Config, build_time: datetime | None,
+                        listings: bool = True) -> Iterator[SiteFile]:
+    """The search index and, with ``listings``, the feeds and citations (their BibTeX
+    entries made here): what a one-shot build makes in a process of its own
+    (``incremental.builder._Ahead``)."""
+    yield from search_files(catalog)
+    if listings:
+        yield from listing_file_stream(catalog, config, bibtex_entries(catalog, config.site_url),
+                                       build_time)
 
 
 def listing_file_stream(catalog: Catalog, config: Config, entries: Mapping[str, str],
                         build_time: datetime | None) -> Iterator[SiteFile]:
-    """The rest of ``catalog_file_stream``: feeds, citations and the data exports."""
+    """The feeds and citations (a one-shot build makes these, and the search index, in a
+    process of its own, or these in the build's: ``incremental.builder._Ahead``)."""
     yield from feed_files(catalog, config, build_time)
     yield from citation_files(catalog, config.site_url, entries, config.citation_files)
-    yield from export_files(catalog, config)
