@@ -506,3 +506,40 @@ def test_a_build_and_the_processes_it_forks_run_without_the_collector(
         assert build(project).ok and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_build_again_makes_the_feeds_here_and_a_full_build_ahead(
+        make_project, tmp_path: Path, ahead: list[object], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process ahead makes the feeds and citations in a build without a stored memory
+    (it renders every page); a build that took one back (a build again) makes them itself,
+    and its site is the one a clean build makes."""
+    import site_gen.outputs.files as files_module
+    from site_gen.incremental.store import CACHE_DIR
+
+    notes = tmp_path / "notes"
+    feeds = files_module.feed_files
+
+    def noted(*args: object, **kwargs: object) -> object:
+        with notes.open("a") as out:  # a forked process's note too
+            out.write(f"{os.getpid()}\n")
+        return feeds(*args, **kwargs)
+
+    monkeypatch.setattr(files_module, "feed_files", noted)
+    project = make_project(GOOD)
+    cache = project / CACHE_DIR
+    assert Builder(project, jobs=2, cache=cache).build().ok
+    assert len(ahead) == 1 and notes.read_text().split() != [str(os.getpid())]
+    notes.unlink()
+    dump = project / "content/dumps/a.txt"
+    dump.write_text(dump.read_text(encoding="utf-8").replace("Tail Batching", "Head Batching"),
+                    encoding="utf-8")
+    assert Builder(project, jobs=2, cache=cache).build().ok
+    assert len(ahead) == 2 and notes.read_text().split() == [str(os.getpid())]
+    assert read_tree(project / "_site") == read_tree(_clean_build(project, tmp_path))
+
+
+def _clean_build(project: Path, tmp_path: Path) -> Path:
+    """The project built into a new folder without a cache; that folder."""
+    output = tmp_path / "clean"
+    assert Builder(project, output).build().ok
+    return output
