@@ -242,11 +242,13 @@ def _postings(terms: list[Terms]) -> dict[str, list[list[int]]]:
 
 
 def _update_postings(memo: SearchMemo, terms: list[Terms],
-                     before: dict[tuple[str, int], list[int]] | None = None
+                     before: dict[tuple[str, int], list[int]] | None = None,
+                     changed: tuple[list[int], list[int]] | None = None
                      ) -> dict[str, set[int]]:
     """Change ``memo.index`` from the old documents' terms to ``terms`` (any number of
     numbers); the terms whose lists changed, each with the lists (``field * LEVELS + level``).
-    ``before`` gets a copy of each list as it was before its first change.
+    ``before`` gets a copy of each list as it was before its first change; ``changed`` is
+    ``_changed_numbers`` of the two, when the caller made it already.
 
     A document that only moved (the very terms, now at another number) is not read term by
     term: every list that held a changed number is mapped through the new numbers over the
@@ -255,7 +257,7 @@ def _update_postings(memo: SearchMemo, terms: list[Terms],
     making the postings again, cost several times more. Only documents new at their numbers
     are read term by term."""
     old_terms = memo.terms
-    old_changed, new_changed = _changed_numbers(old_terms, terms)
+    old_changed, new_changed = changed or _changed_numbers(old_terms, terms)
     arrived: dict[int, list[int]] = defaultdict(list)
     for number in reversed(new_changed):  # so that pop() pairs them in order
         if terms[number] is not NO_TERMS:
@@ -348,11 +350,11 @@ def _encoded_terms(docs: list[DocPiece | None], memo: SearchMemo) -> dict[str, s
     if counted is None:
         memo.index = _postings(terms)
     else:
-        old_changed, new_changed = _changed_numbers(memo.terms, terms)
-        changed = _stretches(sorted({*old_changed, *new_changed}))
+        numbers = _changed_numbers(memo.terms, terms)
+        changed = _stretches(sorted({*numbers[0], *numbers[1]}))
         if sum(high + 1 - low for low, high in changed) * 2 > total:  # most numbers moved
             changed = []  # (a deleted dump): splicing would encode all of each list anyway
-        touched = _update_postings(memo, terms, before if changed else None)
+        touched = _update_postings(memo, terms, before if changed else None, numbers)
     if touched is None:
         memo.parts = {t: [encode_ids(ids, total) for ids in lists]
                       for t, lists in memo.index.items()}

@@ -307,13 +307,13 @@ class TemplateCode(jinja2.FileSystemBytecodeCache):
 
     def __init__(self, cache: Path) -> None:
         folder = cache / TEMPLATES_DIR
-        self.code = code_digest().hex()[:20]
+        prefix = f"__jinja2_{code_digest().hex()[:20]}_"
         with contextlib.suppress(OSError):
             folder.mkdir(parents=True, exist_ok=True)
             for name in os.listdir(folder):
-                if not name.startswith(f"__jinja2_{self.code}_"):
+                if not name.startswith(prefix):
                     os.unlink(folder / name)
-        super().__init__(str(folder), f"__jinja2_{self.code}_%s.cache")
+        super().__init__(str(folder), prefix + "%s.cache")
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:

@@ -554,15 +554,18 @@ def bitmap_length(total: int) -> int:
     return (total + 5) // 6 + 1
 
 
+def _gaps(ids: list[int], previous: int) -> Iterator[int]:
+    """Each ascending doc number's gap from the one before (the first's from ``previous``)."""
+    return map(operator.sub, ids, itertools.chain((previous,), ids))
+
+
 def encode_gaps(ids: list[int], previous: int = -1) -> str:
     """Ascending doc numbers as ``encode_ids``' list of gaps, the first one's from
     ``previous`` (a list's number before them; -1 at its start)."""
-    gaps = map(operator.sub, ids, itertools.chain((previous,), ids))
     try:  # one pass, no list of the gaps: a gap over ``len(_SHORT)`` is rare
-        return "".join(map(_GAP.__getitem__, gaps))
+        return "".join(map(_GAP.__getitem__, _gaps(ids, previous)))
     except IndexError:
-        return "".join([encode_number(gap - 1)
-                        for gap in map(operator.sub, ids, itertools.chain((previous,), ids))])
+        return "".join([encode_number(gap - 1) for gap in _gaps(ids, previous)])
 
 
 def encode_ids(ids: list[int], total: int) -> str:
