@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import site_gen
@@ -177,3 +179,15 @@ def resolves(parts: list[str]) -> bool:
             target = getattr(target, attribute)
         return True
     return False
+
+
+def test_starting_site_gen_imports_no_math_nor_stemmer() -> None:
+    """latex2mathml (39 ms) and snowballstemmer (10 ms) are imported where first used: a
+    start of site-gen that renders no formula and stems no word (``--version``, ``check``, a
+    build again of pages without math) does not pay for them."""
+    code = ("import sys, site_gen.cli, site_gen.incremental.builder\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('latex2mathml', 'snowballstemmer')))")
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout
+    assert found.strip() == "[]"

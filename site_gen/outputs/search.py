@@ -20,8 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import filterfalse
-
-from snowballstemmer.english_stemmer import EnglishStemmer
+from typing import TYPE_CHECKING
 
 from site_gen.model import Author, Catalog, Paper
 from site_gen.plan.urls import author_url, paper_url
@@ -34,6 +33,9 @@ from site_gen.util.jsonenc import (
     json_text,
 )
 from site_gen.util.text import macro_words, plain_text
+
+if TYPE_CHECKING:
+    from snowballstemmer.english_stemmer import EnglishStemmer
 
 SEARCH_FILE = "search.json"
 INDEX_DIR = "search/index/"
@@ -118,7 +120,11 @@ def _split(folded: str) -> list[str]:
 @functools.cache
 def _english() -> EnglishStemmer:
     """The Snowball English stemmer (one per process): snowballstemmer's own code, never
-    PyStemmer's C library, which may bundle another Snowball version than search.js ports."""
+    PyStemmer's C library, which may bundle another Snowball version than search.js ports.
+    Imported here: the package imports the stemmers of every language (10 ms of each start
+    of site-gen), and only the process making the search index stems."""
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
     return EnglishStemmer()
 
 

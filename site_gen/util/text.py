@@ -12,7 +12,6 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from functools import lru_cache
 
-from latex2mathml.converter import convert as latex_to_mathml
 from markupsafe import Markup, escape
 from pylatexenc import latex2text
 from pylatexenc.latex2text import LatexNodes2Text
@@ -247,7 +246,13 @@ _MATHML_NS = "{http://www.w3.org/1998/Math/MathML}"
 
 @lru_cache(maxsize=8192)
 def render_math(source: str, display: bool = False) -> Markup:
-    """TeX -> sanitised MathML (with the TeX as annotation); unparseable TeX is shown as code."""
+    """TeX -> sanitised MathML (with the TeX as annotation); unparseable TeX is shown as code.
+
+    latex2mathml is imported here, at the first formula: importing it (and the package
+    metadata it reads) took 39 ms of every start of site-gen, a third of the imports, in
+    processes that meet no math (``--version``, ``check``, a build again of pages without)."""
+    from latex2mathml.converter import convert as latex_to_mathml
+
     try:
         mathml = latex_to_mathml(source, display="block" if display else "inline")
         tree = ET.fromstring(mathml)
