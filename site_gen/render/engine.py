@@ -29,7 +29,7 @@ from itertools import chain, islice
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import Synchronized
 from pathlib import Path
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, cast
 
 import jinja2
 from markupsafe import Markup, escape
@@ -745,7 +745,7 @@ def _fragment_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
 
     @jinja2.pass_context
     def fragment(context: jinja2.runtime.Context, name: str, **values: object) -> Markup:
-        return unmarked(render(name, tuple(sorted(values.items()))), link_base(context))
+        return unmarked(render((name, tuple(sorted(values.items())))), link_base(context))
 
     return fragment
 
@@ -784,26 +784,30 @@ def _fragment_list_renderer(env: jinja2.Environment, tracked: TrackedCatalog,
     return fragments
 
 
-def _joined(render: Callable[[str, tuple[tuple[str, object], ...]], Markup], name: str,
-            var: str, items: Iterable[object], shared: tuple[tuple[str, object], ...]) -> str:
-    """Each item's (marked) fragment, joined; its values are ``shared`` with ``(var, item)``
-    in order."""
-    at = sum(1 for key, _ in shared if key < var)
-    before, after = shared[:at], shared[at:]
-    return "".join([render(name, before + ((var, item),) + after) for item in items])
+def _joined(render: Callable[[tuple[object, ...]], Markup], name: str, var: str,
+            items: Iterable[object], shared: tuple[tuple[str, object], ...]) -> str:
+    """Each item's (marked) fragment, joined: its key is ``(name, shared, var, item)``, one
+    tuple an item; the values it renders with are made only when it is not in the memo. (A
+    key of the sorted values, as ``fragment`` makes, took three tuples an item: at 10,000
+    papers 5 MB of keys in each process that renders.)"""
+    return "".join([render((name, shared, var, item)) for item in items])
 
 
 def _fragment_maker(env: jinja2.Environment, tracked: TrackedCatalog, memo: Fragments,
-                    remember: bool) -> Callable[[str, tuple[tuple[str, object], ...]], Markup]:
-    """Render a fragment with (sorted) values, its links marked, or take it from the memo."""
+                    remember: bool) -> Callable[[tuple[object, ...]], Markup]:
+    """Render a fragment, its links marked, or take it from the memo. Its key is
+    ``(name, values)`` (``fragment``: the values sorted) or ``(name, shared, var, item)``
+    (an item of ``fragments``: the values are ``shared`` and ``var``, which is ``item``)."""
 
-    def render(name: str, values: tuple[tuple[str, object], ...]) -> Markup:
-        key = (name, values)
+    def render(key: tuple[object, ...]) -> Markup:
         hit = memo.get(key)
         if hit is None:
+            values = dict(cast("tuple[tuple[str, object], ...]", key[1]))
+            if len(key) == 4:
+                values[cast(str, key[2])] = key[3]
             with tracked.recording() as lookups:
-                html = Markup(env.get_template(name).render(dict(values), page_url=MARKED_PAGE,
-                                                            absolute_links=False))
+                html = Markup(env.get_template(cast(str, key[0])).render(
+                    values, page_url=MARKED_PAGE, absolute_links=False))
             hit = memo.current[key] = (html, tracked.kept(lookups) if remember else _NOTHING)
         tracked.lookups.update(hit[1])
         return hit[0]
