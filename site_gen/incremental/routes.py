@@ -29,7 +29,7 @@ from site_gen.plan.routes import (
     profiled_places,
     related_by_authors,
     related_by_subject,
-    subject_routes,
+    subject_pages,
 )
 from site_gen.read.pages import Page
 from site_gen.util.diagnostics import Diagnostic
@@ -58,12 +58,26 @@ class RouteMemo:
         profiled = profiled_places(catalog)
         authors = [_author_plan(catalog, profiled, a, ranks, changes, page_size)
                    for a in catalog.authors]
-        others = [changes.same_as_before(r) for r in chain(
-            index, subject_routes(catalog, ranks, page_size), map(page_route, pages))]
-        self._remember(catalog, ranks, papers, authors, others, page_size)
+        subjects = {s.code: self._subject_plan(s, ranks, changes, page_size)
+                    for s in catalog.subjects}
+        others = [changes.same_as_before(r) for r in chain(index, map(page_route, pages))]
+        self._remember(catalog, ranks, papers, authors, subjects, others, page_size)
         routes = (others[:len(index)] + [plan.route for plan, _ in papers]
-                  + [route for plan in authors for route in plan.routes] + others[len(index):])
+                  + [route for plan in authors for route in plan.routes]
+                  + [route for plan in subjects.values() for route in plan]
+                  + others[len(index):])
         return tuple(routes), collisions(routes)
+
+    def _subject_plan(self, subject: Subject, ranks: Ranks, changes: _Changes, size: int
+                      ) -> list[Route]:
+        """Last plan's routes of the subject when it and its papers are the very objects they
+        were, in the same order (planning every subject's pages and comparing them with
+        the last took 45 ms of each rebuild at 10,000 papers)."""
+        old = self.subject_plans.get(subject.code)
+        if (old is not None and changes.order_kept and subject.code not in changes.subjects
+                and changes.papers.isdisjoint(subject.paper_ids)):
+            return old
+        return [changes.same_as_before(r) for r in subject_pages(subject, ranks, size)]
 
     def _forget(self) -> None:
         self.order: tuple[str, ...] = ()
@@ -77,6 +91,8 @@ class RouteMemo:
         self.authors: dict[str, _AuthorPlan] = {}
         self.subjects: dict[str, Subject] = {}
         self.profiled: tuple[str, ...] = ()
+        self.subject_plans: dict[str, list[Route]] = {}
+        """Each subject's routes (its pages of papers), by its code."""
         self.routes: dict[str, Route] = {}
         """The other routes (the lists, subjects, Markdown pages) by URL."""
         self.page_size = 0
@@ -84,7 +100,7 @@ class RouteMemo:
 
     def _remember(self, catalog: Catalog, ranks: Ranks,
                   papers: list[tuple[_PaperPlan, tuple[int, int]]], authors: list[_AuthorPlan],
-                  routes: list[Route], page_size: int) -> None:
+                  subjects: dict[str, list[Route]], routes: list[Route], page_size: int) -> None:
         """Hold this plan instead of the previous one (``papers``: each plan and its span)."""
         self.page_size = page_size
         self.order, self.rank = ranks.order, ranks.rank
@@ -93,7 +109,9 @@ class RouteMemo:
         self.authors = {plan.author.id: plan for plan in authors}
         self.subjects = {s.code: s for s in catalog.subjects}
         self.profiled = tuple(a.id for a in catalog.profiled_authors)
-        self.routes = {route.url: route for route in routes}
+        self.subject_plans = subjects
+        self.routes = {route.url: route for route in chain(
+            routes, (route for plan in subjects.values() for route in plan))}
 
 
 @dataclass(frozen=True, slots=True)

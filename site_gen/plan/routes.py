@@ -204,8 +204,12 @@ def _paper_pages(first: str, newest_first: Sequence[Paper], size: int
 
 def subject_routes(catalog: Catalog, ranks: Ranks, size: int) -> list[Route]:
     """Every subject's pages of papers."""
-    return [route for s in catalog.subjects
-            for route in _subject_pages(s, [ranks.by_rank[r] for r in ranks.subjects[s.code]], size)]
+    return [route for s in catalog.subjects for route in subject_pages(s, ranks, size)]
+
+
+def subject_pages(subject: Subject, ranks: Ranks, size: int) -> list[Route]:
+    """A subject's pages of papers."""
+    return _subject_pages(subject, [ranks.by_rank[r] for r in ranks.subjects[subject.code]], size)
 
 
 def page_route(page: Page) -> Route:
