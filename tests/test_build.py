@@ -535,11 +535,4 @@ def test_a_build_again_makes_the_feeds_here_and_a_full_build_ahead(
                     encoding="utf-8")
     assert Builder(project, jobs=2, cache=cache).build().ok
     assert len(ahead) == 2 and notes.read_text().split() == [str(os.getpid())]
-    assert read_tree(project / "_site") == read_tree(_clean_build(project, tmp_path))
-
-
-def _clean_build(project: Path, tmp_path: Path) -> Path:
-    """The project built into a new folder without a cache; that folder."""
-    output = tmp_path / "clean"
-    assert Builder(project, output).build().ok
-    return output
+    assert read_tree(project / "_site") == read_tree(_built(project, "clean"))
