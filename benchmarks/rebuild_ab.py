@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--edits", type=int, default=20, help="edits of each kind, each side")
     parser.add_argument("--kinds", default="abcdefgh",
-                        help="the kinds of edit (rebuild.py's letters), taking turns")
+                        help="the kinds of edit (rebuild.py's letters: abc or a,b,c), taking turns")
     parser.add_argument("--work", type=Path, default=None,
                         help="where the corpora go (default: benchmarks/out/ab-N)")
     args = parser.parse_args(argv)
@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(HERE))
     from rebuild import KINDS, make_corpus  # here: the child must import site_gen first
 
+    kinds = args.kinds.replace(",", "")  # "abc", or "a,b,c" as rebuild.py takes them
+    if unknown := sorted(set(kinds) - KINDS.keys()):
+        parser.error(f"no such kind of edit: {', '.join(unknown)} (kinds: {''.join(KINDS)})")
     work = args.work or HERE / "out" / f"ab-{args.papers}-{args.seed}"
     corpus = make_corpus(work / "corpus", args.papers, args.seed)
     sources = {"old": args.old.resolve(), "new": REPO}
@@ -61,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     lines: list[str] = []
     try:
         for number in range(args.edits):
-            for kind in args.kinds:
+            for kind in kinds:
                 order = SIDES if number % 2 == 0 else SIDES[::-1]
                 for side in order:
                     time.sleep(0.5)  # as rebuild.py: nothing pending before the edit
@@ -73,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         for child in children.values():
             _ask(child, "stop", answer=False)
             child.wait(timeout=120)
-    report(lines, args.edits, {letter: KINDS[letter].name for letter in args.kinds})
+    report(lines, args.edits, {letter: KINDS[letter].name for letter in kinds})
     return 0
 
 

@@ -466,6 +466,46 @@ def test_filling_the_spare_links_the_output_into_it(tmp_path: Path) -> None:
     assert not spare_untouched(out)
 
 
+def test_a_file_the_spare_holds_alone_is_written_over_in_place(tmp_path: Path) -> None:
+    """A file the last build changed is the spare's own: filling copies the output's bytes
+    over it and the next build that changes it writes over it again, in the same inode, and
+    cuts it to a shorter length; files the trees share are never written into."""
+    out = tmp_path / "_site"
+    spare = staging_paths(out)[0]
+    tree = OutputTree(out)
+    tree.write(V1)
+    tree.fill_spare()
+    tree.write(V2)  # index.html changed: the spare's (the previous site's) is its own
+    own = os.stat(spare / "index.html")
+    assert own.st_nlink == 1
+    assert tree.fill_spare() is True
+    assert (spare / "index.html").read_bytes() == b"home 2"
+    assert os.stat(spare / "index.html").st_ino == own.st_ino
+    shared = os.stat(out / "papers/a/index.html").st_ino
+    tree.write({**V2, "index.html": b"h", "papers/a/index.html": b"paper a, again"})
+    assert read_tree(out) == tree_of({**V2, "index.html": b"h",
+                                      "papers/a/index.html": b"paper a, again"})
+    assert os.stat(out / "index.html").st_ino == own.st_ino
+    assert read_tree(spare) == tree_of(V2)  # the previous site, shared inodes included
+    assert os.stat(spare / "papers/a/index.html").st_ino == shared
+    assert os.stat(out / "papers/a/index.html").st_ino != shared
+
+
+def test_a_large_file_is_linked_into_the_spare_not_copied(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(output_module, "REMEMBERED_BYTES", len(b"home 2") - 1)
+    out = tmp_path / "_site"
+    tree = OutputTree(out)
+    tree.write(V1)
+    tree.fill_spare()
+    tree.write(V2)
+    assert tree.fill_spare() is True
+    assert os.stat(staging_paths(out)[0] / "index.html").st_ino == \
+        os.stat(out / "index.html").st_ino
+    tree.write(V3)
+    assert read_tree(out) == tree_of(V3)
+    assert read_tree(staging_paths(out)[0]) == tree_of(V2)
+
+
 def test_filling_stops_when_told_and_the_next_build_is_whole(tmp_path: Path) -> None:
     out = tmp_path / "_site"
     tree = OutputTree(out)

@@ -10,8 +10,9 @@ hard-linked from the current output; the spare's directories are reused rather t
 again; and an ``OutputTree`` kept across builds (watch mode) remembers a digest of every file
 in the output and in the spare (which, after a swap, *is* the previous output), so bringing
 the spare up to date touches only the files that differ. Nothing is ever written into an
-existing inode: the two trees share inodes through hard links, so a file is replaced by
-unlinking its name and creating a new one.
+inode the two trees share through a hard link: such a file is replaced by unlinking its name
+and creating a new one. A file the spare holds alone (one the last build changed) is written
+over in place, which costs a fraction of that.
 """
 
 from __future__ import annotations
@@ -218,8 +219,9 @@ class OutputTree:
             raise
 
     def fill_spare(self, go_on: Callable[[], bool] = lambda: True, batch: int = 1000) -> bool:
-        """Hard-link into the spare each output file it does not hold yet, so that the next
-        build stages only the files it changes. True once the spare holds the output's files.
+        """Hard-link into the spare each output file it does not hold yet (or copy it over
+        the spare's own file of that name, ``_link_into_spare``), so that the next build
+        stages only the files it changes. True once the spare holds the output's files.
 
         Watch mode calls this while waiting for edits: after the first build the spare is
         empty (or an older site), and the first rebuild would otherwise link the whole site
@@ -259,7 +261,8 @@ class OutputTree:
             self._identity = self._identify()
         live = self.live or {}
         for name in names:
-            _link_into_spare(self.output, staging, self.spare, name, live[name], made)
+            _link_into_spare(self.output, staging, self.spare, name, live[name], made,
+                             copy=True)
 
     def remove_spare(self) -> None:
         """Delete the spare folder (at the end of a watch session)."""
@@ -442,9 +445,12 @@ class Staging:
         if trees.spare.get(name) != want:
             _make_dirs(trees.staging, os.path.dirname(name), self._made)
             staged = f"{trees.staging}/{name}"  # a string: see _link_into_spare
-            if name in trees.spare:  # else nothing is there (or _write_file finds out)
+            if same and _link(f"{trees.output}/{name}", staged):
+                pass
+            elif name not in trees.spare:  # nothing is there (or _write_file finds out)
+                _write_file(staged, parts)
+            elif not _rewrite_file(staged, parts):
                 _clear(staged)
-            if not (same and _link(f"{trees.output}/{name}", staged)):
                 _write_file(staged, parts)
         return Receipt(name, want, not same)
 
@@ -705,10 +711,16 @@ def _drop_file(path: Path) -> None:
 
 
 def _link_into_spare(output: Path | str, staging: Path | str, spare: Manifest, name: str,
-                     want: bytes | None, made: set[str]) -> bool:
+                     want: bytes | None, made: set[str], copy: bool = False) -> bool:
     """Hard-link the output's file ``name`` (whose digest is ``want``) into the spare, in
     place of whatever the spare had there, and note it in the spare's manifest; False when
     the output's file cannot be linked (the spare then holds nothing known under ``name``).
+
+    ``copy``: where the spare has a file of its own under ``name`` (one the last build
+    changed), its bytes are copied over it instead, so that it stays the spare's own and the
+    next build that changes it again writes over it in place (``_rewrite_file``): the files
+    an edit changes (the search index, the lists, the exports) are mostly those the edit
+    before changed.
 
     Paths are joined as strings: a rebuild outside watch mode links every file it keeps
     (19,000 at 10,000 papers), and ``Path`` objects cost more than the system calls."""
@@ -716,11 +728,32 @@ def _link_into_spare(output: Path | str, staging: Path | str, spare: Manifest, n
     target = f"{staging}/{name}"
     if name in spare:  # as in ``Staging._write``: else nothing is there (or _link finds out)
         del spare[name]  # first: whatever happens next, the spare's file is unknown
+        if copy and _copied_over(f"{output}/{name}", target):
+            spare[name] = want
+            return True
         _clear(target)
     if not _link(f"{output}/{name}", target):
         return False
     spare[name] = want
     return True
+
+
+def _copied_over(source: str, target: str) -> bool:
+    """Write the bytes of ``source`` over the spare's own file ``target`` in place
+    (``_rewrite_file``); False, with nothing written, when the spare has no file of its
+    own there, or ``source`` is over ``REMEMBERED_BYTES`` (a link costs nothing, and the
+    copy of a 36 MB ``papers.json`` would double what each edit writes to the disk)."""
+    try:
+        info = os.lstat(target)
+    except OSError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        return False
+    with open(source, "rb") as file:
+        if os.fstat(file.fileno()).st_size > REMEMBERED_BYTES:
+            return False
+        data = file.read()
+    return _rewrite_file(target, (data,))
 
 
 def _link(current: Path | str, target: Path | str) -> bool:
@@ -743,26 +776,63 @@ def _link(current: Path | str, target: Path | str) -> bool:
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
 
 
+_REWRITE = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+
+
 def _write_file(target: Path | str, parts: Sequence[bytes]) -> None:
     """Create a new file holding ``parts`` one after the other (never write into an existing
-    inode: the trees share them)."""
+    inode here: the trees share them; ``_rewrite_file`` writes into one they do not)."""
     try:
         fd = os.open(target, _CREATE, FILE_MODE)
     except (FileExistsError, IsADirectoryError):  # something no manifest knew of
         _clear(target)
         fd = os.open(target, _CREATE, FILE_MODE)
     try:
-        if len(parts) == 1:
-            view = memoryview(parts[0])
-            while view:
-                view = view[os.write(fd, view):]
-        else:
-            for start in range(0, len(parts), WRITEV_BUFFERS):
-                _writev_all(fd, list(parts[start:start + WRITEV_BUFFERS]))
+        _write_all(fd, parts)
         if _umask() & FILE_MODE:
             os.fchmod(fd, FILE_MODE)
     finally:
         os.close(fd)
+
+
+def _rewrite_file(target: str, parts: Sequence[bytes]) -> bool:
+    """Write ``parts`` over the spare's own file ``target``, in its inode; False, with
+    nothing written, when no file is there or another name links to its inode (the output's,
+    or anyone's: the previous site is never written into).
+
+    Unlinking a file and creating another costs a few times what writing over its blocks
+    does, for the file system frees the old blocks and allocates new ones: 3 kB files in a
+    folder of 3,700, on the benchmark machine, 90 to 460 us against 9 us.
+    """
+    try:
+        fd = os.open(target, _REWRITE)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            return False
+        size = _write_all(fd, parts)
+        if info.st_size > size:
+            os.ftruncate(fd, size)
+        if stat.S_IMODE(info.st_mode) != FILE_MODE:
+            os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    return True
+
+
+def _write_all(fd: int, parts: Sequence[bytes]) -> int:
+    """Write ``parts`` one after the other at ``fd``'s offset; how many bytes they hold."""
+    if len(parts) == 1:
+        view = memoryview(parts[0])
+        size = len(view)
+        while view:
+            view = view[os.write(fd, view):]
+        return size
+    for start in range(0, len(parts), WRITEV_BUFFERS):
+        _writev_all(fd, list(parts[start:start + WRITEV_BUFFERS]))
+    return sum(map(len, parts))
 
 
 def _write_parts(target: Path, parts: Iterable[bytes]) -> bytes:
