@@ -562,11 +562,22 @@ step = st.one_of(
 
 @settings(max_examples=300 if os.environ.get("SITE_GEN_FUZZ") == "long" else 60,
           deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.lists(step, min_size=1, max_size=8))
-def test_what_the_tree_remembers_matches_its_folders(tmp_path_factory, steps) -> None:
+@given(st.lists(step, min_size=1, max_size=8), st.sampled_from((1 << 20, 3, 0)))
+def test_what_the_tree_remembers_matches_its_folders(tmp_path_factory, steps, large) -> None:
     """After any builds and fills: the output is the site asked for; the spare holds the
     output's bytes under every name it is not ``behind`` under (``Staging.keep`` checks only
-    those); every remembered bytes object is what the output holds under its name."""
+    those); every remembered bytes object is what the output holds under its name. Filling
+    copies over the spare's own files only up to ``large`` bytes and links the others: at
+    3, "three" is linked; at 0, every file."""
+    saved = output_module.REMEMBERED_BYTES
+    output_module.REMEMBERED_BYTES = large
+    try:
+        _check_steps(tmp_path_factory, steps)
+    finally:
+        output_module.REMEMBERED_BYTES = saved
+
+
+def _check_steps(tmp_path_factory, steps) -> None:
     out = tmp_path_factory.mktemp("out") / "_site"
     spare = staging_paths(out)[0]
     tree = OutputTree(out)
@@ -576,6 +587,7 @@ def test_what_the_tree_remembers_matches_its_folders(tmp_path_factory, steps) ->
         if kind == "fill":
             budget = iter(range(args[0] + 1))
             tree.fill_spare(lambda budget=budget: next(budget, None) is not None, batch=1)
+            _check_spare(tree, spare, site or {})
             continue
         site, before = {}, site or {}
         with tree.staging() as staging:
@@ -599,7 +611,14 @@ def test_what_the_tree_remembers_matches_its_folders(tmp_path_factory, steps) ->
         for name, (data, digested) in tree._staged.items():
             assert digested == live[name] == output_module.digest(data)
             assert (out / name).read_bytes() == data
-        if tree.spare is not None and tree.behind is not None:
-            for name in live.keys() - tree.behind:
-                assert (spare / name).read_bytes() == site[name], name
-                assert tree.spare[name] == live[name]
+        _check_spare(tree, spare, site)
+
+
+def _check_spare(tree: OutputTree, spare: Path, site: dict[str, bytes]) -> None:
+    """The spare holds the site's bytes under every name it is not ``behind`` under, and
+    knows it."""
+    live = tree.live or {}
+    if tree.spare is not None and tree.behind is not None:
+        for name in live.keys() - tree.behind:
+            assert (spare / name).read_bytes() == site[name], name
+            assert tree.spare[name] == live[name]

@@ -445,13 +445,8 @@ class Staging:
         if trees.spare.get(name) != want:
             _make_dirs(trees.staging, os.path.dirname(name), self._made)
             staged = f"{trees.staging}/{name}"  # a string: see _link_into_spare
-            if same and _link(f"{trees.output}/{name}", staged):
-                pass
-            elif name not in trees.spare:  # nothing is there (or _write_file finds out)
-                _write_file(staged, parts)
-            elif not _rewrite_file(staged, parts):
-                _clear(staged)
-                _write_file(staged, parts)
+            if not (same and _link(f"{trees.output}/{name}", staged)):
+                _put_file(staged, parts, name in trees.spare)
         return Receipt(name, want, not same)
 
     def record(self, receipt: Receipt) -> None:
@@ -774,8 +769,6 @@ def _link(current: Path | str, target: Path | str) -> bool:
 
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-
-
 _REWRITE = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
 
 
@@ -793,6 +786,17 @@ def _write_file(target: Path | str, parts: Sequence[bytes]) -> None:
             os.fchmod(fd, FILE_MODE)
     finally:
         os.close(fd)
+
+
+def _put_file(target: str, parts: Sequence[bytes], occupied: bool) -> None:
+    """Make the spare's file ``target`` hold ``parts``: written over the file there if the
+    spare holds it alone, else a new file (``occupied``: the spare may have one there; if
+    not, nothing is, or ``_write_file`` finds out)."""
+    if occupied:
+        if _rewrite_file(target, parts):
+            return
+        _clear(target)
+    _write_file(target, parts)
 
 
 def _rewrite_file(target: str, parts: Sequence[bytes]) -> bool:
