@@ -739,10 +739,9 @@ def _copied_over(source: str, target: str) -> bool:
     own there, or ``source`` is over ``REMEMBERED_BYTES`` (a link costs nothing, and the
     copy of a 36 MB ``papers.json`` would double what each edit writes to the disk)."""
     try:
-        info = os.lstat(target)
+        if not _held_alone(os.lstat(target)):  # read nothing for a file the trees share
+            return False
     except OSError:
-        return False
-    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
         return False
     with open(source, "rb") as file:
         if os.fstat(file.fileno()).st_size > REMEMBERED_BYTES:
@@ -814,7 +813,7 @@ def _rewrite_file(target: str, parts: Sequence[bytes]) -> bool:
         return False
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        if not _held_alone(info):
             return False
         size = _write_all(fd, parts)
         if info.st_size > size:
@@ -824,6 +823,11 @@ def _rewrite_file(target: str, parts: Sequence[bytes]) -> bool:
     finally:
         os.close(fd)
     return True
+
+
+def _held_alone(info: os.stat_result) -> bool:
+    """Is this a regular file no other name links to (one ``_rewrite_file`` may write into)?"""
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1
 
 
 def _write_all(fd: int, parts: Sequence[bytes]) -> int:
