@@ -464,8 +464,9 @@ def prepare(project: Path) -> None:
 
 def site_gen(project: Path, *args: str) -> float:
     """Run the site-gen command in a fresh process, its modules compiled as an installed
-    copy's are (``run.compiled_env``); its wall time in seconds."""
-    env = compiled_env(project.parent)
+    copy's are (``run.compiled_env``, into the project, which is the work folder: not beside
+    it, where they outlived the run); its wall time in seconds."""
+    env = compiled_env(project)
     started = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "site_gen", *args], cwd=REPO, text=True,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=False)
@@ -547,8 +548,7 @@ def time_kinds(project: Path, kinds: list[str], runs: int) -> dict[str, Timed]:
                 time.sleep(0.5)
                 edited(session, project, letter, undo=True)
     finally:
-        session.close()
-        thread.join(timeout=10)
+        closed(session, thread)
         prepare(project)
         discard(builder.output)
     return timed
@@ -600,16 +600,25 @@ def time_first_edit(project: Path, runs: int) -> list[float]:
             print(f"  first edit of a session: on disk {latency[-1] * 1000:.0f} ms after the "
                   f"write ({session.history[number].seconds * 1000:.0f} ms of build)", flush=True)
         finally:
-            session.close()
-            thread.join(timeout=10)
+            closed(session, thread)
             discard(session.builder.output)
     edit_abstract(project, undo=True)
     return latency
 
 
+def closed(session: WatchSession, thread: threading.Thread) -> None:
+    """End a session whose ``run`` works in ``thread``: stopped, and its thread joined, before
+    ``close`` removes the spare folder, which a fill still running holds (``close`` would wait
+    for it, saying it waits for another site-gen process)."""
+    session.stop()
+    thread.join(timeout=10)
+    session.close()
+
+
 def print_problem(line: str) -> None:
-    """Errors and failed builds, not the corpus's warnings (generated papers lack years)."""
-    if ": warning: " not in line:
+    """Errors and failed builds, not the corpus's warnings (generated papers lack years) nor
+    the note that new URLs were recorded (the edits add papers)."""
+    if ": warning: " not in line and not line.startswith("content/urls.lock: "):
         print(line, flush=True)
 
 

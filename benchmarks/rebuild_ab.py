@@ -135,8 +135,7 @@ def child(side: str, source: Path, project: Path) -> None:
                   f"build={done.seconds * 1000:.1f} pages={done.result.rendered} {stages}",
                   flush=True)
     finally:
-        session.close()
-        thread.join(timeout=10)
+        rebuild.closed(session, thread)
         shutil.rmtree(project, ignore_errors=True)
 
 
