@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import subprocess
 import sys
 import unicodedata
+import weakref
 from pathlib import Path
 
 import pytest
@@ -125,6 +127,32 @@ def test_plain_text_of_plain_text_is_that_text() -> None:
 ])
 def test_plain_text_reads_latex_as_unicode(latex: str, text: str) -> None:
     assert plain_text(latex) == text
+
+
+def test_reading_latex_keeps_nothing_of_its_callers_alive() -> None:
+    """pylatexenc's walker leaves the exception that ends its input in a reference cycle with
+    its frames, which held every frame of the call stack: a build pauses the collector, so
+    the locals of merging (every parsed dump) lived until the build's end. With the collector
+    off, what the caller held goes when the caller returns."""
+
+    class Held:
+        pass
+
+    def caller(piece: str) -> tuple[weakref.ref[Held], str]:
+        held = Held()
+        return weakref.ref(held), plain_text(piece)
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        unique = id(Held)  # so that each piece is parsed, not found in a memo
+        for piece in (rf"$\frac{{a}}{{b_{unique}}}$", rf"\begin{{itemize}}\item {unique}",
+                      rf"$x^{{{unique}", rf"{{ \unknown{{{unique}}}"):
+            held, text = caller(piece)
+            assert str(unique) in text and held() is None, piece
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def test_macro_words_name_what_the_symbols_were() -> None:

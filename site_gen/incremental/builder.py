@@ -377,7 +377,6 @@ class Builder:
             self.dumps = self._dump_cache()  # a one-shot build reads each dump once,
             fold.cache_clear()  # and folds each abstract once, for its merge keys (24 MB
             # at 10k papers when the dumps are parsed in this process)
-            gc.collect()  # frees the parsed dumps: see _collector_paused
         if on_catalog is not None:
             on_catalog(config, catalog, build_time,
                        settle(diagnostics + found + more, curation, unused=False))
@@ -807,10 +806,10 @@ def _collector_paused() -> Iterator[None]:
     stored memory 3.9 -> 1.4 s; rendering and writing, with the plan frozen out of the
     collector, still spent 0.8 s of CPU time in it over three processes.
 
-    One collection is made, in a one-shot build, once the dumps are merged: a LaTeX piece
-    that pylatexenc parses leaves its end-of-input exception in a reference cycle with the
-    frames of the whole call stack, merging's included, whose locals hold every parsed dump
-    (at 100,000 papers, 500 MB more at the peak while they waited for the build's end).
+    The parsed dumps go once merged, without a collection: pylatexenc's walker left its
+    end-of-input exception in a reference cycle with the frames of the whole call stack,
+    merging's included (at 100,000 papers, 500 MB more at the peak while they waited for the
+    build's end); ``util.text._Walker`` breaks that cycle where it is made.
     """
     enabled = gc.isenabled()
     gc.disable()

@@ -11,11 +11,12 @@ import unicodedata
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import Any
 
 from markupsafe import Markup, escape
 from pylatexenc import latex2text
 from pylatexenc.latex2text import LatexNodes2Text
-from pylatexenc.latexwalker import LatexMacroNode
+from pylatexenc.latexwalker import LatexMacroNode, LatexWalker, LatexWalkerEndOfStream
 from slugify import slugify as _slugify
 
 MEMO = 1 << 20
@@ -357,7 +358,39 @@ def _latex_piece(latex: str) -> str:
 
 
 def _read_latex(latex: str) -> str:
-    return _latex_reader().latex_to_text(_BARE.sub(r"\\\1", latex))
+    """``latex_to_text``, leaving no reference cycle behind (``_Walker``)."""
+    walker = _Walker(_BARE.sub(r"\\\1", latex))
+    try:
+        return _latex_reader().nodelist_to_text(walker.get_latex_nodes()[0])
+    finally:
+        walker.let_go()
+
+
+class _Walker(LatexWalker):
+    """pylatexenc's walker, which lets go of the end-of-input exceptions it raised.
+
+    In tolerant parsing, the walker keeps the exception that ends the input in a local of the
+    frame that caught it, and the exception's traceback holds that frame: a reference cycle.
+    Frames in a cycle keep their callers' frames, so the cycle held the locals of the whole
+    call stack (merging's, with every parsed dump) until the collector ran, which a build
+    pauses. Dropping each exception's traceback once the parse is done breaks the cycle, and
+    the frames go at once."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text, tolerant_parsing=True)
+        self.ends: list[LatexWalkerEndOfStream] = []
+
+    def get_token(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().get_token(*args, **kwargs)
+        except LatexWalkerEndOfStream as end:
+            self.ends.append(end)
+            raise
+
+    def let_go(self) -> None:
+        for end in self.ends:
+            end.__traceback__ = None
+        self.ends.clear()
 
 
 _SYMBOLS = re.compile(r"(?P<math>\$?)(?P<body>(?:[^\\%&~$]|\\[A-Za-z]+(?![A-Za-z]))*)(?P=math)")
@@ -368,8 +401,8 @@ def _symbols_only(latex: str) -> str | None:
     """What pylatexenc makes of a piece holding only text, macros it replaces by a fixed string
     and, in math, sub- and superscripts (``$1.2\\times$``, ``$O(n \\log n)$``, ``$n^{2}$``,
     ``\\alpha``), or emphasis around plain text (``\\emph{RoLA}``), without parsing it: a parse
-    costs about a millisecond and leaves a hundred objects in reference cycles, which a build
-    that pauses the collector keeps (35 MB at 10,000 papers); None for any other piece."""
+    costs about a millisecond (and leaves the classes pylatexenc defines in it, a few dozen
+    objects in reference cycles, to the collector); None for any other piece."""
     if (wrapped := _WRAPPED.fullmatch(latex)) is not None:
         return wrapped[1]
     found = _SYMBOLS.fullmatch(latex)
