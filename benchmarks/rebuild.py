@@ -60,7 +60,7 @@ sys.path.insert(0, str(REPO))
 
 from site_gen.incremental.builder import Builder
 from site_gen.live.session import Rebuild, WatchSession, rebuild_line
-from site_gen.pipeline import builtin_theme_dir
+from site_gen.pipeline import LOCK_SHOWN, builtin_theme_dir
 from site_gen.write.tree import Staging
 
 sys.path.insert(0, str(HERE))
@@ -618,7 +618,7 @@ def closed(session: WatchSession, thread: threading.Thread) -> None:
 def print_problem(line: str) -> None:
     """Errors and failed builds, not the corpus's warnings (generated papers lack years) nor
     the note that new URLs were recorded (the edits add papers)."""
-    if ": warning: " not in line and not line.startswith("content/urls.lock: "):
+    if ": warning: " not in line and not line.startswith(f"{LOCK_SHOWN}: "):
         print(line, flush=True)
 
 
