@@ -1,4 +1,4 @@
-"""Command line: ``site-gen new | build [--watch] | serve | check``; prints diagnostics, sets the exit code.
+"""Command line: ``site-gen new | pin | build [--watch] | serve | check``; prints diagnostics, sets the exit code.
 
 Exit codes: 0 success, 1 the input or output has problems (diagnostics printed), 2 usage.
 Output: one summary line per build on stdout (none with ``--quiet``, stage timings and counts
@@ -73,6 +73,11 @@ def _parser() -> argparse.ArgumentParser:
                                                              "(new, or empty)")
     new.add_argument("--title", default="Publications", help="the site's title")
     new.set_defaults(run=_run_new)
+    pin = commands.add_parser("pin", help="make the project carry the running site-gen: "
+                                          "replace the wheel its Pages workflow installs")
+    pin.add_argument("--project", type=Path, default=Path("."), metavar="DIR",
+                     help="the project folder (default: current folder)")
+    pin.set_defaults(run=_run_pin)
     build = commands.add_parser("build", help="build the site in the project folder")
     _project_options(build)
     build.add_argument("--jobs", "-j", type=_positive, default=None, metavar="N",
@@ -153,19 +158,49 @@ def _port(text: str) -> int:
 
 def _run_new(args: argparse.Namespace) -> int:
     """``new``: write the project, then say what to do next."""
+    from site_gen.carry import CarryError
     from site_gen.scaffold import new_project
 
     try:
         written, problem = new_project(args.folder, args.title)
     except OSError as exc:
         written, problem = [], f"cannot write {exc.filename or args.folder}: {exc.strerror}"
+    except CarryError as exc:
+        written, problem = [], f"cannot make the project: {exc}"
     if problem:
         print(f"site-gen: {problem}", file=sys.stderr)
         return 1
     print(f"site-gen: made a project in {args.folder}: {', '.join(written)}\n"
           f"next: copy your profile exports into {args.folder / 'content' / 'dumps'}/ as .txt "
           f"files, then\n  cd {args.folder} && site-gen serve\n"
-          "to preview the site; push the folder to GitHub to deploy it (docs/deployment.md)")
+          "to preview the site; commit the folder (.site-gen/ too: the workflow installs "
+          "site-gen from it) and push it to GitHub to deploy it (docs/deployment.md)")
+    return 0
+
+
+def _run_pin(args: argparse.Namespace) -> int:
+    """``pin``: carry the running site-gen; say what was replaced and what installs it."""
+    from site_gen.carry import CarryError
+    from site_gen.scaffold import INSTALL, pin_project, workflows_installing
+
+    if not (args.project / CONTENT_DIR).is_dir():
+        print(f"site-gen: {args.project} has no {CONTENT_DIR}/ folder: not a site-gen project "
+              "(pass --project DIR, or make one with site-gen new)", file=sys.stderr)
+        return 1
+    try:
+        wheel, replaced = pin_project(args.project)
+    except CarryError as exc:
+        print(f"site-gen: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"site-gen: cannot write {exc.filename or args.project}: {exc.strerror}",
+              file=sys.stderr)
+        return 1
+    was = f" (replacing {', '.join(replaced)})" if replaced else ""
+    print(f"site-gen: the project carries site-gen {__version__}: {wheel}{was}; commit it")
+    if not workflows_installing(args.project):
+        print("site-gen: no workflow in .github/workflows installs it; the install step of "
+              f"a Pages workflow is:\n  run: {INSTALL}\n(docs/deployment.md)", file=sys.stderr)
     return 0
 
 

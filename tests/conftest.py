@@ -22,6 +22,16 @@ from site_gen.pipeline import BuildResult
 REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "content" / "dumps"
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With ``SITE_GEN_WHEEL`` set (scripts/test), the tests must run against that wheel,
+    installed, not against this checkout."""
+    import site_gen
+
+    if os.environ.get("SITE_GEN_WHEEL") and REPO in Path(site_gen.__file__).resolve().parents:
+        raise pytest.UsageError(f"SITE_GEN_WHEEL is set but site_gen is imported from "
+                                f"{site_gen.__file__}, this checkout")
+
 LISTING = """arXiv subjects
 
 {owner}

@@ -308,3 +308,18 @@ def test_the_cache_belongs_to_one_output_and_one_theme(make_project) -> None:
     write_files(project, {"templates/partials/extra.html": "unused\n"})
     result = cached_build(project)
     assert result.ok and result.rendered == result.pages
+
+
+def test_theme_files_checked_out_again_keep_the_cache(make_project) -> None:
+    """A CI runner checks the project out afresh each run: its template and static files have
+    new times but the same bytes, and the restored cache still fits; new bytes do not."""
+    project = make_project({"content/dumps/a.txt": listing_dump("Ann Lee", ANN),
+                            "templates/partials/extra.html": "unused\n",
+                            "static/extra.css": "p {}\n"})
+    assert cached_build(project).ok
+    for name in ("templates/partials/extra.html", "static/extra.css"):
+        os.utime(project / name, ns=(10**18, 10**18))
+    assert cached_build(project).rendered == 0
+    write_files(project, {"templates/partials/extra.html": "unused!\n"})
+    result = cached_build(project)
+    assert result.ok and result.rendered == result.pages

@@ -2,7 +2,7 @@
 earlier ones, never back, never in a cycle, and never hidden inside a function.
 
 The order (docs/development.md draws it): util < write < model < read < catalog < plan <
-render < outputs < pipeline < incremental < live < the commands (cli, check, scaffold).
+render < outputs < pipeline < incremental < live < the commands (cli, check, scaffold, carry).
 ``write`` sits low because it knows nothing of papers: rendering hands it bytes.
 """
 
@@ -20,7 +20,7 @@ import site_gen
 PACKAGE = Path(site_gen.__file__).parent
 LAYERS = ("util", "write", "model", "read", "catalog", "plan", "render", "outputs", "pipeline",
           "incremental", "live", "commands")
-COMMANDS = {"cli", "check", "scaffold", "__main__"}
+COMMANDS = {"cli", "check", "scaffold", "carry", "__main__"}
 
 
 def module_name(path: Path, root: Path = PACKAGE.parent) -> str:
@@ -32,7 +32,7 @@ def layer(module: str) -> int:
     """The layer of ``site_gen.<first>...``: its package, or the commands on top."""
     first = module.split(".")[1] if "." in module else ""
     if first in ("", "data"):
-        return 0  # site_gen/__init__.py: the version and the project's URL, nothing else
+        return 0  # site_gen/__init__.py: the version, nothing else
     return LAYERS.index("commands" if first in COMMANDS else first)
 
 

@@ -15,8 +15,10 @@ from pathlib import Path
 import yaml
 from conftest import REPO, SEEDS, read_tree, write_files
 
-from site_gen import SOURCE_URL, __version__
+from site_gen import __version__
+from site_gen.carry import FOLDER, wheel_name
 from site_gen.cli import main
+from site_gen.incremental.store import CACHE_DIR
 from site_gen.scaffold import INSTALL
 
 SEED = min(SEEDS.glob("*.txt"))
@@ -28,7 +30,8 @@ def test_a_new_project_builds_strictly_and_passes_check_at_once(tmp_path: Path, 
     said = capsys.readouterr().out
     assert f"copy your profile exports into {project / 'content' / 'dumps'}/" in said
     for name in ("content/site.yaml", "content/dumps/README.md", "content/curation.yaml",
-                 "content/pages/about.md", ".gitignore", ".github/workflows/pages.yml"):
+                 "content/pages/about.md", ".gitignore", ".github/workflows/pages.yml",
+                 f"{FOLDER}/README.md", f"{FOLDER}/{wheel_name(__version__)}"):
         assert (project / name).is_file(), name
     assert main(["build", "--project", str(project)]) == 0
     err = capsys.readouterr().err
@@ -56,35 +59,93 @@ def test_new_overwrites_nothing(tmp_path: Path, capsys) -> None:
     assert main(["new", str(empty_but_git)]) == 0  # a fresh clone is a fine place
 
 
-def test_the_new_workflow_installs_this_version_from_the_source_repository(tmp_path) -> None:
+def test_the_new_workflow_installs_the_wheel_the_project_carries(tmp_path) -> None:
     assert main(["new", str(tmp_path / "p")]) == 0
     text = (tmp_path / "p/.github/workflows/pages.yml").read_text()
     steps = yaml.safe_load(text)["jobs"]["build"]["steps"]
     install = next(s["run"] for s in steps if s.get("name") == "Install site-gen")
-    assert install == f'python -m pip install "site-gen @ git+{SOURCE_URL}@v{__version__}"'
-    assert install == INSTALL
+    assert install == INSTALL == f"python -m pip install {FOLDER}/site_gen-*.whl"
+    assert [p.name for p in (tmp_path / "p" / FOLDER).glob("site_gen-*.whl")] == \
+        [wheel_name(__version__)]  # the glob names exactly one file
     # the rest of the workflow is the one this repository deploys with, and docs show both
     ours = (REPO / ".github/workflows/pages.yml").read_text()
     assert _without_install(text) == _without_install(ours)
-    deployment = (REPO / "docs/deployment.md").read_text()
-    assert f"run: {INSTALL}" in deployment
-    assert f"run: {INSTALL}" in text
+    assert f"run: {INSTALL}" in (REPO / "docs/deployment.md").read_text()
+
+
+def test_both_workflows_keep_the_build_cache_keyed_by_site_gen_and_theme(tmp_path) -> None:
+    assert main(["new", str(tmp_path / "p")]) == 0
+    for workflow in (tmp_path / "p/.github/workflows/pages.yml", REPO / ".github/workflows/pages.yml"):
+        steps = yaml.safe_load(workflow.read_text())["jobs"]["build"]["steps"]
+        names = [s.get("name", s.get("uses", "")) for s in steps]
+        cache = next(s for s in steps if s.get("uses", "").startswith("actions/cache@"))
+        # restored after site-gen is installed, before the build that uses it
+        assert names.index("Install site-gen") < steps.index(cache) < \
+            names.index("Build (warnings fail the build)")
+        assert cache["with"]["path"] == CACHE_DIR
+        key, restore = cache["with"]["key"], cache["with"]["restore-keys"]
+        for keyed in (f"{FOLDER}/*.whl", "site_gen/**", "themes/**", "templates/**", "static/**"):
+            assert f"'{keyed}'" in key, keyed
+        assert key.endswith("-${{ github.run_id }}") and key.startswith(restore)
 
 
 def _without_install(workflow: str) -> str:
     return re.sub(r"      - name: Install site-gen\n(        .*\n)+", "", workflow)
 
 
-def test_project_urls_name_the_source_and_nothing_links_to_a_missing_package_page() -> None:
-    urls = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]
-    assert urls["Source"] == SOURCE_URL
-    assert all(u.startswith(SOURCE_URL) for u in urls.values())
-    for folder in ("themes", "content", "docs", "site_gen"):
-        for path in (REPO / folder).rglob("*"):
-            if path.is_file() and path.suffix in (".html", ".md", ".py", ".yaml", ".txt"):
-                assert "pypi.org/project/site-gen" not in path.read_text(errors="replace"), path
-    readme = (REPO / "README.md").read_text()
-    assert INSTALL.removeprefix("python -m pip install ").join(["pip install ", ""]) in readme
+def test_pin_carries_the_running_site_gen_and_drops_other_versions(tmp_path, capsys) -> None:
+    project = tmp_path / "p"
+    assert main(["new", str(project)]) == 0
+    carried = project / FOLDER / wheel_name(__version__)
+    made = carried.read_bytes()
+    old = project / FOLDER / "site_gen-0.0.9-py3-none-any.whl"
+    old.write_bytes(b"an older release")
+    carried.unlink()
+    capsys.readouterr()
+    assert main(["pin", "--project", str(project)]) == 0
+    said = capsys.readouterr()
+    assert said.out == (f"site-gen: the project carries site-gen {__version__}: "
+                        f"{FOLDER}/{wheel_name(__version__)} (replacing {old.name}); commit it\n")
+    assert said.err == ""
+    assert carried.read_bytes() == made  # the same site-gen packs the same bytes
+    assert sorted(p.name for p in (project / FOLDER).iterdir()) == ["README.md", carried.name]
+
+
+def test_pin_says_when_no_workflow_installs_the_wheel_and_refuses_a_non_project(
+        tmp_path, capsys) -> None:
+    project = write_files(tmp_path / "old", {"content/site.yaml": "title: Old\n"})
+    assert main(["pin", "--project", str(project)]) == 0
+    err = capsys.readouterr().err
+    assert "no workflow in .github/workflows installs it" in err and f"run: {INSTALL}" in err
+    assert (project / FOLDER / wheel_name(__version__)).is_file()
+    assert main(["pin", "--project", str(tmp_path / "nothing")]) == 1
+    assert "has no content/ folder: not a site-gen project" in capsys.readouterr().err
+    assert not (tmp_path / "nothing").exists()
+
+
+URL = re.compile(r"""(?:git\+)?https?://[^\s"'<>)`\]]+""")
+PLACEHOLDER_HOSTS = ("localhost", "127.0.0.1", "example.org", "example.github.io",
+                     "user.github.io", "USER.github.io", "github.com/example/")
+
+
+def test_no_url_that_this_project_does_not_publish(tmp_path) -> None:
+    """site-gen publishes no repository, package page or site of its own yet: no file a user
+    reads or runs may send them to one (a project made by ``new`` included)."""
+    assert "urls" not in tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert main(["new", str(tmp_path / "p")]) == 0
+    ours = [REPO / "README.md", REPO / "CHANGELOG.md", REPO / "pyproject.toml",
+            *(REPO / "docs").glob("*.md"), *(REPO / ".github").rglob("*.yml"),
+            *(p for folder in ("site_gen", "themes", "scripts") for p in (REPO / folder).rglob("*")
+              if p.suffix in (".py", ".html", ".js", ".css", ".sh", "") and p.is_file()),
+            *(p for p in (tmp_path / "p").rglob("*") if p.is_file() and p.suffix != ".whl")]
+    for path in ours:
+        for url in URL.findall(path.read_text(errors="replace")):
+            assert not url.startswith("git+"), (path, url)
+            if not any(host in url for host in PLACEHOLDER_HOSTS):
+                assert "site-gen" not in url and "site_gen" not in url, (path, url)
+    for path in (p for p in (tmp_path / "p").rglob("*") if p.is_file() and p.suffix != ".whl"):
+        for url in URL.findall(path.read_text()):
+            assert any(host in url for host in PLACEHOLDER_HOSTS), (path, url)
 
 
 def test_dumps_in_subfolders_are_read_and_only_txt_files(tmp_path: Path, capsys) -> None:

@@ -21,7 +21,7 @@ that makes those files.
 It is taken back only when everything it could depend on beyond the inputs the memory checks
 itself is the same: site-gen's code (a digest of its modules, not only its version number),
 Python's version, ``content/site.yaml``, the theme's and the project's template and static
-files (names, sizes, modification times), the output folder and ``--site-url``; and only when
+files (names and bytes), the output folder and ``--site-url``; and only when
 its bytes are whole (length and digest in the header). Anything else (a missing, truncated,
 corrupted or foreign file) is a store not found: the build starts afresh. Deleting the folder
 is always safe. An output file is trusted while its size, modification time and inode are
@@ -75,7 +75,9 @@ def code_digest() -> bytes:
 
 
 def files_digest(folders: Iterable[Path]) -> bytes:
-    """A digest of the names, sizes and modification times of every file in ``folders``."""
+    """A digest of the names and bytes of every file in ``folders``. Bytes, not modification
+    times: a CI runner checks the theme out (or installs site-gen) afresh on every run, with
+    new times, and its restored cache must still fit."""
     made = hashlib.blake2b(digest_size=DIGEST_SIZE)
     for folder in folders:
         made.update(str(folder).encode() + b"\0")
@@ -83,10 +85,11 @@ def files_digest(folders: Iterable[Path]) -> bytes:
             dirs.sort()
             for name in sorted(names):
                 try:
-                    info = os.stat(os.path.join(top, name))
+                    with open(os.path.join(top, name), "rb") as file:
+                        found = hashlib.file_digest(file, "blake2b").digest()
                 except OSError:  # gone since listed, or a broken link: the build will say
                     continue
-                made.update(f"{top}/{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+                made.update(f"{top}/{name}\0".encode() + found)
     return made.digest()
 
 

@@ -34,7 +34,7 @@ from typing import Any, Protocol, Self, cast
 import jinja2
 from markupsafe import Markup, escape
 
-from site_gen import SOURCE_URL, __version__
+from site_gen import __version__
 from site_gen.model import Author, Catalog, Paper, Subject, noting_reads
 from site_gen.plan.routes import Route
 from site_gen.plan.urls import (
@@ -335,7 +335,7 @@ def _prepare_environment(env: jinja2.Environment, site: Config, catalog: Catalog
     nav = {"nav_pages": tuple(TrackedPage(p, tracked) for p in globals_["nav_pages"])
            } if "nav_pages" in globals_ else {}
     env.globals.update(globals_, **wrapped, **nav, site=site, catalog=tracked,
-                       generator=f"site-gen {__version__}", source_url=SOURCE_URL)
+                       generator=f"site-gen {__version__}")
     if isinstance(env, TrackingEnvironment):
         env.tracked = tracked
     env.globals.update(fragment=_fragment_renderer(env, tracked, memo, remember),
