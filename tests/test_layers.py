@@ -15,9 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import site_gen
-
-PACKAGE = Path(site_gen.__file__).parent
+PACKAGE = Path(__file__).resolve().parent.parent / "site_gen"
+"""The source read: this checkout's, also when the tests run against an installed wheel."""
 LAYERS = ("util", "write", "model", "read", "catalog", "plan", "render", "outputs", "pipeline",
           "incremental", "live", "commands")
 COMMANDS = {"cli", "check", "scaffold", "carry", "__main__"}
