@@ -18,17 +18,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib.metadata
-import importlib.resources
 import io
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import site_gen
+from site_gen.pipeline import builtin_theme_dir
 
 DISTRIBUTION = "site-gen"
 PACKAGE = "site_gen"
-THEMES = "site_gen.themes"
 FOLDER = ".site-gen"
 """Where a project keeps its carried wheel, relative to the project folder."""
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -74,9 +73,12 @@ def _package_files() -> dict[str, bytes]:
     installed from a wheel."""
     files: dict[str, bytes] = {}
     package = Path(site_gen.__file__).resolve().parent
-    themes = Path(str(importlib.resources.files(THEMES))).resolve()
+    default = builtin_theme_dir("default")
+    if default is None:
+        raise CarryError(f"site-gen's themes are not beside its code in {package}; install "
+                         "it again")
     for root, inside in ((package, PurePosixPath(PACKAGE)),
-                         (themes, PurePosixPath(PACKAGE, "themes"))):
+                         (default.parent, PurePosixPath(PACKAGE, "themes"))):
         for path in sorted(root.rglob("*")):
             relative = path.relative_to(root)
             if path.is_file() and _belongs(relative):

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import abstract, coauthor_dump, listing_dump, read_tree, write_files
+from conftest import REPO, abstract, coauthor_dump, listing_dump, read_tree, write_files
 
 from site_gen.incremental import cache, store
 from site_gen.incremental.builder import Builder
@@ -169,7 +169,7 @@ def test_templates_compiled_by_a_build_are_loaded_by_the_next(tmp_path: Path,
     assert len(compiled) == 1 and "__jinja2_0123_other-code.cache" not in os.listdir(folder)
     theme = project / "templates" / "base.html"  # the project overrides the theme's base
     theme.parent.mkdir()
-    base = (Path(store.__file__).parents[1].parent / "themes/default/templates/base.html")
+    base = REPO / "themes/default/templates/base.html"
     theme.write_text(base.read_text(encoding="utf-8").replace("</body>", "<!-- mine --></body>"),
                      encoding="utf-8")
     compiled.clear()
