@@ -10,6 +10,7 @@ the running version's.
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 from site_gen.carry import FOLDER, PACKAGE, Wheel, running_wheel
@@ -179,6 +180,10 @@ def new_project(folder: Path, title: str) -> tuple[list[str], str]:
     not). An existing folder must be empty but for dotfiles such as ``.git``, so nothing a
     user wrote is overwritten. The running site-gen is packed first: a project that could
     not carry it is not written at all."""
+    control = next((c for c in title if unicodedata.category(c) in ("Cc", "Cs")), None)
+    if control is not None:
+        return [], (f"the title holds the control character U+{ord(control):04X}; give a title "
+                    "of printable text")
     if folder.exists() and not folder.is_dir():
         return [], f"{folder} exists and is not a folder"
     if folder.is_dir() and any(not p.name.startswith(".") for p in folder.iterdir()):

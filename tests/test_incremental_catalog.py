@@ -29,7 +29,8 @@ ABSTRACTS = [
     abstract("rollout", 5),  # opens like the first: a suspected duplicate
     abstract("cache"),
     abstract("cache graphs") + " We bound it by $O(n^2)$.",
-    "A short note on kernels.",  # too short to be a key
+    "A short note on kernels.",  # short: one paper only with a record sharing a person
+    "a short note on KERNELS",  # the same short abstract, folded
 ]
 TITLES = ["Tail Batching For Synchronous RL", "Tail batching for synchronous RL.",
           "Rollout Systems", None, "Rollout Systems At Scale",

@@ -203,3 +203,12 @@ def test_serve_open_opens_the_served_address_in_the_browser(tmp_path: Path) -> N
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=20)
     assert opened.read_text().strip() == served.split()[2]
+
+
+def test_new_refuses_a_title_with_a_control_character_and_writes_nothing(tmp_path, capsys) -> None:
+    for title in ("\x1b[31mred", "two\nlines", "tab\there", "bell\x07"):
+        assert main(["new", str(tmp_path / "p"), "--title", title]) == 1
+        assert "the title holds the control character U+" in capsys.readouterr().err
+        assert not (tmp_path / "p").exists()
+    assert main(["new", str(tmp_path / "p"), "--title", "Lab 👩‍🔬 «Ünïcode» \"quoted\""]) == 0
+    assert main(["build", "-q", "--project", str(tmp_path / "p")]) == 0

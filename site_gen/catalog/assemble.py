@@ -29,6 +29,7 @@ from site_gen.model import (
     TitleOrigin,
 )
 from site_gen.read.curation import AuthorEdit, Curation, PaperEdit, at_place
+from site_gen.read.names import person_key
 from site_gen.util.diagnostics import Diagnostic, Severity, error, excerpt, warning
 from site_gen.util.subjects import category
 from site_gen.util.text import derive_title, fold, plain_text, slugify
@@ -79,9 +80,9 @@ class NameIndex:
         self.alias: dict[str, str] = {}
         self.fixed: dict[str, str] = {}
         for edit in curation.authors:
-            key = fold(edit.name)
+            key = person_key(edit.name)
             for variant in edit.variants:
-                self.alias[fold(variant)] = key
+                self.alias[person_key(variant)] = key
             if fixed := _curated_name(edit):
                 self.fixed[key] = fixed
         self.spellings: dict[str, Counter[str]] = defaultdict(Counter)
@@ -92,20 +93,21 @@ class NameIndex:
         self.show(touched)
 
     def key(self, name: str) -> str:
-        """The identity of a name: folded, then mapped through curation variants."""
-        folded = fold(name)
+        """The identity of a name: its ``person_key``, then mapped through curation variants."""
+        folded = person_key(name)
         return self.alias.get(folded, folded)
 
     def tied_key(self, name: str, owners: Iterable[str]) -> str:
         """The key of a name in a paper's author list, where a paper ties an alias: when the
         name is an owner's name of the same paper with, or without, a bracketed form
         (``Li Na`` and ``Li Na (李娜)``), it is that owner. Names curation maps are its."""
-        folded = fold(name)
+        folded = person_key(name)
         if folded not in self.alias:
             bare = _bare(name)
             for owner in owners:
-                if folded != fold(owner) and fold(owner) not in self.alias and \
-                        (_bare(owner) == folded or bare == fold(owner)):
+                owned = person_key(owner)
+                if folded != owned and owned not in self.alias and \
+                        (_bare(owner) == folded or bare == owned):
                     return self.key(owner)
         return self.key(name)
 
@@ -139,8 +141,8 @@ _BRACKETED = re.compile(r"\s*[(（][^)）]*[)）]")
 
 
 def _bare(name: str) -> str:
-    """The folded name without its bracketed parts (``Li Na (李娜)`` -> ``li na``)."""
-    return fold(_BRACKETED.sub("", name))
+    """The name's key without its bracketed parts (``Li Na (李娜)`` -> ``li na``)."""
+    return person_key(_BRACKETED.sub("", name).strip() or name)
 
 
 def _curated_name(edit: AuthorEdit) -> str | None:
@@ -156,7 +158,7 @@ def _best_spelling(counts: Counter[str]) -> str:
     def order(spelling: str) -> tuple[int, int, str]:
         return -counts[spelling], -sum(ord(c) > 127 for c in spelling), spelling
     best = min(counts, key=order)
-    longer = [s for s in counts if _bare(s) == fold(best) != fold(s)]
+    longer = [s for s in counts if _bare(s) == person_key(best) != person_key(s)]
     return min(longer, key=order) if longer else best
 
 

@@ -3,12 +3,15 @@
 The rule, in words (docs/merging.md says the same):
 
 * Two records are one paper when their abstracts are equal after folding (accents, case,
-  punctuation and white space ignored, LaTeX markup removed) and at least 200 characters long.
+  punctuation and white space ignored, LaTeX markup removed) and at least 200 characters long;
+* or when their abstracts are equal after folding, shorter, and the records share a person
+  (a dump's owner or a listed author): a short abstract alone may be two papers' boilerplate;
 * or when their titles are equal after folding, the titles have at least four words, and
   their years do not disagree.
 
 Keys are looked up in dictionaries, so grouping is linear in the number of records. Records
-that share the opening of their abstract but no key are reported as suspected duplicates.
+that share the opening of their abstract (a short abstract's opening is all of it) but no key
+are reported as suspected duplicates.
 
 ``group_records`` is the rule's definition. What it compares are a record's ``RecordKeys``:
 folding its text is most of merging's cost, so they may be made beforehand, where the record
@@ -27,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 from site_gen.model import Dump, Record
+from site_gen.read.names import person_key
 from site_gen.util.diagnostics import Diagnostic, warning
 from site_gen.util.text import fold, plain_text
 
@@ -62,15 +66,26 @@ class RecordKeys(NamedTuple):
     apart are suspected duplicates."""
     identity: str
     """The abstract's ``abstract_identity``, made here as it needs the folded abstract too."""
+    shared: tuple[bytes, ...] = ()
+    """A short abstract's keys, one for each person of the record (its owner and authors):
+    records with an equal one share both the abstract and a person."""
 
 
 def record_keys(record: Record) -> RecordKeys:
     """A record's keys (folding its abstract and title: the costly part of merging)."""
     folded = folded_abstract(record)
     title, opening = title_key(record), abstract_opening(folded)
-    return RecordKeys(_digest(folded) if len(folded) >= MIN_ABSTRACT_KEY else None,
+    long = len(folded) >= MIN_ABSTRACT_KEY
+    return RecordKeys(_digest(folded) if long else None,
                       None if title is None else _digest(title),
-                      None if opening is None else _digest(opening), abstract_identity(folded))
+                      None if opening is None else _digest(opening), abstract_identity(folded),
+                      () if long or not folded else _shared_keys(folded, record))
+
+
+def _shared_keys(folded: str, record: Record) -> tuple[bytes, ...]:
+    """The keys of a short abstract with each person of its record, in a stable order."""
+    people = sorted({person_key(name) for name in (record.owner, *record.authors)})
+    return tuple(_digest(f"{folded}\0{person}") for person in people)
 
 
 def abstract_identity(folded: str) -> str:
@@ -125,6 +140,8 @@ def group_records(records: Sequence[Record], keys: Sequence[RecordKeys] | None =
     for i, (record, key) in enumerate(zip(records, keys, strict=True)):
         if key.abstract is not None:
             sets.union(by_abstract.setdefault(key.abstract, i), i)
+        for shared in key.shared:
+            sets.union(by_abstract.setdefault(shared, i), i)
         if key.title is not None:
             first = by_title.setdefault(key.title, i)
             if years_agree(records[first], record):
@@ -142,9 +159,9 @@ def years_agree(a: Record, b: Record) -> bool:
 
 
 def abstract_opening(folded: str) -> str | None:
-    """The first words of a folded abstract, when it has that many."""
+    """The first words of a folded abstract; all of a shorter one; None for no abstract."""
     words = folded.split(" ", OPENING_WORDS)
-    return " ".join(words[:OPENING_WORDS]) if len(words) >= OPENING_WORDS else None
+    return " ".join(words[:OPENING_WORDS]) if folded else None
 
 
 def _suspected_duplicates(records: Sequence[Record], keys: Sequence[RecordKeys],

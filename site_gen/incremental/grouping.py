@@ -32,6 +32,7 @@ class _Keyed:
     abstract: bytes | None
     title: bytes | None
     opening: bytes | None
+    shared: tuple[bytes, ...]
 
 
 @dataclass(eq=False, slots=True)
@@ -140,7 +141,8 @@ class Regrouping:
             record = dump.records[i]
             position = (dump.path, i)
             made = record_keys(record) if keys is None else keys[i]
-            keyed = self._keyed[position] = _Keyed(record, made.abstract, made.title, made.opening)
+            keyed = self._keyed[position] = _Keyed(record, made.abstract, made.title, made.opening,
+                                                   made.shared)
             for index, key, touched in self._indexes(keyed, change):
                 if key is not None:
                     insort(index.setdefault(key, []), position)
@@ -149,8 +151,10 @@ class Regrouping:
 
     def _indexes(self, keyed: _Keyed, change: _Change
                  ) -> Iterable[tuple[dict[bytes, list[Position]], bytes | None, set[bytes]]]:
-        """Each index a record is in, with its key there and the keys ``change`` touched."""
+        """Each index a record is in, with its key there and the keys ``change`` touched (a
+        short abstract's keys with each person are abstract keys too)."""
         return ((self._by_abstract, keyed.abstract, change.abstracts),
+                *((self._by_abstract, shared, change.abstracts) for shared in keyed.shared),
                 (self._by_title, keyed.title, change.titles),
                 (self._by_opening, keyed.opening, change.openings))
 
@@ -192,8 +196,8 @@ class Regrouping:
         sets = UnionFind(len(region))
         for i, position in enumerate(region):
             keyed = self._keyed[position]
-            if keyed.abstract is not None:
-                sets.union(index[self._by_abstract[keyed.abstract][0]], i)
+            for key in (keyed.abstract, *keyed.shared) if keyed.abstract else keyed.shared:
+                sets.union(index[self._by_abstract[key][0]], i)
             if keyed.title is not None:
                 first = self._by_title[keyed.title][0]
                 if first in index and years_agree(self._keyed[first].record, keyed.record):

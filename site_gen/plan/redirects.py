@@ -19,6 +19,7 @@ from site_gen.catalog.merge import abstract_identity
 from site_gen.model import Author, Catalog, Paper
 from site_gen.plan.routes import Route
 from site_gen.plan.urls import author_url, check_url, output_path, paper_url
+from site_gen.read.names import person_key
 from site_gen.util.diagnostics import Diagnostic, error, warning
 from site_gen.util.text import MEMO, fold, plain_text
 
@@ -85,7 +86,7 @@ def _abstract_identity(abstract: str) -> str:
 def author_identities(author: Author) -> tuple[str, ...]:
     """Who an author URL showed, first the identity recorded for it: their profile's dump, else
     their name; then every other name they go by (curation's variants)."""
-    names = tuple(f"name:{fold(n)}" for n in (author.name, *author.variants))
+    names = tuple(f"name:{person_key(n)}" for n in (author.name, *author.variants))
     return tuple(f"profile:{p.path}" for p in author.profiles) + names
 
 

@@ -47,6 +47,12 @@ def sniff(lines: Sequence[Line]) -> bool:
     )
 
 
+def is_source_line(text: str) -> bool:
+    """Whether a line is a record's source line (``arXiv2026``, ``arXiv``): what starts a
+    record of this format."""
+    return _SOURCE.fullmatch(text) is not None
+
+
 def parse_subjects(text: str) -> tuple[str, ...] | None:
     """Subject codes on a subject line, or None when the line is not one."""
     codes: list[str] = []

@@ -11,11 +11,16 @@ comma belong to the name before them.
 from __future__ import annotations
 
 import re
+import unicodedata
+
+from site_gen.util.text import fold
 
 MAX_NAME_WORDS = 16
 MAX_NAME = 200
 """Characters in a name: a sane bound that no real name reaches, but a paragraph does."""
-MAX_AUTHOR_LINE = 4000
+MAX_AUTHOR_LINE = 200_000
+"""Characters in an author list: a thousand names of the longest kind. Lists of hundreds of
+authors are ordinary in some fields; a line longer than this is no list of people."""
 _ET_AL = re.compile(r"\s*,?\s*(?:et\.? al\.?|and others)\s*$", re.IGNORECASE)
 _SEPARATOR = re.compile(r"\s*(?:,|;|\band\b|&)\s*")
 _BRACKETS = {"(": ")", "[": "]", "{": "}", "（": "）"}
@@ -66,9 +71,29 @@ def split_author_list(line: str) -> tuple[tuple[str, ...], bool] | None:
             names[-1] += ", " + segment
         else:
             names.append(segment)
+    if len(names) > 1 and not et_al:
+        names[-1] = _without_final_stop(names[-1])
     if not names or not all(is_name(n) and not reads_as_prose(n) for n in names):
         return None
     return tuple(names), et_al
+
+
+def _without_final_stop(name: str) -> str:
+    """The last name of a list of several without the full stop that ends the list (``Ada
+    Lovelace, Jiamang Wang.``); an initial's or a suffix's dot stays (``Ann B.``, ``Jr.``)."""
+    if name.endswith(".") and not name.endswith("..") and reads_as_prose(name):
+        return name[:-1].rstrip()
+    return name
+
+
+def person_key(name: str) -> str:
+    """Who a name stands for, as names are matched: folded (``text.fold``), so accents, case
+    and punctuation never tell people apart. A name with no letter or digit (``😀``) folds
+    to nothing: it keeps its own characters then, marked so that no folded name equals it."""
+    folded = fold(name)
+    if folded:
+        return folded
+    return "~" + " ".join(unicodedata.normalize("NFC", name).casefold().split())
 
 
 def _may_end_in_et_al(line: str) -> bool:
