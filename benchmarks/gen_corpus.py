@@ -43,6 +43,13 @@ SUBJECT_COUNTS, SUBJECT_COUNT_WEIGHTS = [1, 2, 3], [50, 35, 15]
 AUTHOR_COUNTS = list(range(2, 13))
 AUTHOR_COUNT_WEIGHTS = [10, 16, 18, 16, 12, 9, 6, 4, 3, 3, 3]  # mean ~5.3 authors per paper
 ZIPF_S = 0.5            # author popularity ~ 1/rank**s; profiled authors hold ~35% of author slots
+SHAPES = ("five-authors", "many-authors")
+"""Corpus shapes (``--shape``). five-authors: 2-12 authors a paper (mean ~5.3), a pool of N/5
+authors, co-author entries show the first three. many-authors, as machine learning's papers:
+10-30 authors a paper, 3% of papers 100-300, a pool of 2.25 N authors (so the most popular
+few hold 500+ papers at N=10,000), co-author entries show up to 100 names."""
+MANY_AUTHORS = list(range(10, 31))
+P_HUGE_LIST, HUGE_LIST = 0.03, (100, 300)
 ABSTRACT_MIN, ABSTRACT_MAX = 700, 1900
 P_LATEX = 0.30          # abstracts with LaTeX markup
 P_CODE_URL = 0.10       # abstracts with a GitHub URL
@@ -424,10 +431,11 @@ SECTIONS, SECTION_CUM = (1, 3, 4), cum([1, 4, 3])
 class Corpus:
     """All papers and their dump placement; built in memory, then written file by file."""
 
-    def __init__(self, n: int, seed: int) -> None:
-        self.n, self.seed = n, seed
+    def __init__(self, n: int, seed: int, shape: str = SHAPES[0]) -> None:
+        self.n, self.seed, self.many = n, seed, shape == "many-authors"
         self.rng = Rng(seed)
-        self.n_authors = max(12, n // 5)
+        self.n_authors = max(12, n * 9 // 4 if self.many else n // 5)
+        self.shown = 100 if self.many else 3  # names a co-author entry shows
         self.n_profiled = max(2, n // 50)
         self.names: list[str] = []
         self.titles: list[str] = []
@@ -626,7 +634,7 @@ class Corpus:
                 s = r.weighted(SUBJECTS, SUBJECT_CUM)
                 if s not in subjects:
                     subjects.append(s)
-            k_auth = r.weighted(AUTHOR_COUNTS, AUTHOR_COUNT_CUM)
+            k_auth = self.author_count()
             authors: list[int] = []
             while len(authors) < k_auth:
                 a = bisect.bisect_right(author_cum, r.random() * top)
@@ -642,6 +650,15 @@ class Corpus:
             self.authors.append(authors)
             self.titles.append(title)
             self.abstracts.append(self.make_abstract(tuple(subjects), sys_name))
+
+    def author_count(self) -> int:
+        """How many authors the next paper has, by the corpus' shape."""
+        r = self.rng
+        if not self.many:
+            return r.weighted(AUTHOR_COUNTS, AUTHOR_COUNT_CUM)
+        if r.random() < P_HUGE_LIST:
+            return min(r.randint(*HUGE_LIST), self.n_authors)
+        return min(r.choice(MANY_AUTHORS), self.n_authors)
 
     def choose_profiled(self) -> None:
         r = self.rng
@@ -668,7 +685,7 @@ class Corpus:
             if any(a in self.rank for a in authors):
                 continue
             x = self.profiled[bisect.bisect_right(pweights, r.random() * pweights[-1])]
-            if len(authors) >= AUTHOR_COUNTS[-1]:
+            if len(authors) >= (HUGE_LIST[1] if self.many else AUTHOR_COUNTS[-1]):
                 authors[r.randrange(len(authors))] = x
             else:
                 authors.insert(r.randint(0, len(authors)), x)
@@ -822,10 +839,10 @@ def write_content(c: Corpus, w: Writer) -> dict[str, int]:
         parts = [c.names[a]]
         for pid in c.coauthor_entries[a]:
             authors = c.authors[pid]
-            shown = authors[:3]
+            shown = authors[:c.shown]
             c.shown_authors.setdefault(pid, set()).update(shown + [a])
             line = ", ".join(c.names[b] for b in shown)
-            parts.append(line + (" et al." if len(authors) > 3 else ""))
+            parts.append(line + (" et al." if len(authors) > c.shown else ""))
             text = c.abstracts[pid]
             if r.random() < P_PERTURB:
                 text = c.perturb(text)
@@ -1010,6 +1027,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hugo-meta", choices=("visible", "full"), default="visible",
                     help="Hugo pages carry what the dumps show site-gen (visible, default) or "
                     "every paper's true authors, year and subjects (full)")
+    ap.add_argument("--shape", choices=SHAPES, default=SHAPES[0],
+                    help="five-authors (default: 2-12 authors a paper) or many-authors (10-30, "
+                    "some 100-300, a few authors on 500+ papers)")
     ap.add_argument("--force", action="store_true",
                     help="replace an earlier corpus in DIR "
                     "(content/dumps, content/site.yaml, hugo)")
@@ -1018,7 +1038,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("N must be at least 1")
     started = time.perf_counter()
     prepare_out(args.out, args.force, not args.no_hugo)
-    corpus = Corpus(args.n, args.seed)
+    corpus = Corpus(args.n, args.seed, args.shape)
     corpus.make_names()
     corpus.make_papers()
     corpus.choose_profiled()

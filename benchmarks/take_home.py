@@ -2,14 +2,16 @@
 """What taking site-gen home costs a user's CI, measured as the CI runs it.
 
     .venv/bin/python benchmarks/take_home.py [--papers 10000] [--seed 1] [--runs 3] [--work DIR]
+                                             [--shapes five-authors,many-authors]
 
 1. The carried wheel: ``site-gen new`` makes a project; its wheel's size is printed.
 2. The install step, in a new virtual environment each run: the content-only layout's
    (``python -m pip install .site-gen/site_gen-*.whl``, read from the workflow
    ``site-gen new`` wrote) next to the fork layout's (``python -m pip install .`` in a copy of
    this checkout, site-gen built from source), alternated; pip's cache as the machine has it.
-3. A CI rebuild at ``--papers`` papers (``benchmarks/gen_corpus.py``), next to a full build,
-   alternated, ``--runs`` pairs, with the site-gen the carried wheel installed:
+3. A CI rebuild at ``--papers`` papers (``benchmarks/gen_corpus.py``, each of ``--shapes``),
+   next to a full build, alternated, ``--runs`` pairs, with the site-gen the carried wheel
+   installed:
    - full build: a fresh checkout (the corpus copied into the same folder, new file times),
      no cache, no output folder: ``site-gen build``; its ``.site-gen-cache/`` is then kept,
      as ``actions/cache`` saves it;
@@ -51,6 +53,8 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--shapes", default="five-authors,many-authors",
+                        help="gen_corpus.py's corpus shapes to time, comma-separated")
     parser.add_argument("--work", type=Path, default=None,
                         help="keep the corpus here between runs (default: a temporary folder)")
     args = parser.parse_args()
@@ -61,9 +65,11 @@ def main() -> None:
         wheel = next((project / ".site-gen").glob("site_gen-*.whl"))
         print(f"carried wheel: {wheel.name}, {wheel.stat().st_size / 1024:.0f} KiB")
         site_gen = time_installs(project, work, args.runs)
-        corpus = make_corpus(work, args.papers, args.seed)
-        for kind in EDITS:
-            time_ci_rebuilds(site_gen, corpus, work / "checkout", kind, args.runs)
+        for shape in args.shapes.split(","):
+            corpus = make_corpus(work, args.papers, args.seed, shape)
+            print(f"{shape}, {args.papers:,} papers:")
+            for kind in EDITS:
+                time_ci_rebuilds(site_gen, corpus, work / "checkout", kind, args.runs)
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
@@ -113,13 +119,13 @@ def time_installs(project: Path, work: Path, runs: int) -> Path:
     return installed / "bin" / "site-gen"
 
 
-def make_corpus(work: Path, papers: int, seed: int) -> Path:
+def make_corpus(work: Path, papers: int, seed: int, shape: str) -> Path:
     """The generated corpus' project folder (kept in ``work`` between runs)."""
-    corpus = work / f"corpus-{papers}-{seed}"
+    corpus = work / f"corpus-{shape}-{papers}-{seed}"
     if not (corpus / "content" / "dumps").is_dir():
         subprocess.run([sys.executable, str(HERE / "gen_corpus.py"), str(papers), "--seed",
-                        str(seed), "--out", str(corpus), "--no-hugo"], check=True,
-                       stdout=subprocess.DEVNULL)
+                        str(seed), "--shape", shape, "--out", str(corpus), "--no-hugo"],
+                       check=True, stdout=subprocess.DEVNULL)
     return corpus
 
 
@@ -138,7 +144,7 @@ def time_ci_rebuilds(site_gen: Path, corpus: Path, checkout: Path, kind: str,
         kept.rename(checkout / ".site-gen-cache")
         again.append(timed([str(site_gen), "build", "-q"], checkout))
     ours, peer = statistics.median(again), statistics.median(full)
-    print(f"CI rebuild after edit ({kind}, {KINDS[kind].name}), median of {runs}: {ours:.2f} s against a full "
+    print(f"  CI rebuild after edit ({kind}, {KINDS[kind].name}), median of {runs}: {ours:.2f} s against a full "
           f"build's {peer:.2f} s: {ours / peer:.0%}  (full {fmt(full)}; rebuild {fmt(again)})")
 
 
