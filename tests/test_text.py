@@ -147,7 +147,8 @@ def test_reading_latex_keeps_nothing_of_its_callers_alive() -> None:
     try:
         unique = id(Held)  # so that each piece is parsed, not found in a memo
         for piece in (rf"$\frac{{a}}{{b_{unique}}}$", rf"\begin{{itemize}}\item {unique}",
-                      rf"$x^{{{unique}", rf"{{ \unknown{{{unique}}}"):
+                      rf"$x^{{{unique}", rf"{{ \unknown{{{unique}}}", rf"\href{{{unique}}}",
+                      rf"\verb|{unique}|", rf"\footnote{{\begin{{array}}{unique}}}"):
             held, text = caller(piece)
             assert str(unique) in text and held() is None, piece
     finally:
