@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from site_gen.read.source import has_control_characters
 from site_gen.util.diagnostics import Diagnostic, error, warning
-from site_gen.util.yamlfile import LineDict, did_you_mean, line_of, load_yaml_file
+from site_gen.util.yamlfile import LineDict, did_you_mean, line_of, load_yaml_file, quoted
 
 CONFIG_FILE = "site.yaml"
 _KNOWN_KEYS = {"title", "description", "site_url", "language", "theme", "recent_papers",
@@ -69,7 +69,7 @@ def _config_from(shown: str, data: dict[str, object]) -> tuple[Config, list[Diag
         problem = _value_problem(key, value)
         if problem:
             diagnostics.append(error(shown, line_of(data, key), f"{key} must be {problem}, "
-                                                                f"not {value!r}"))
+                                                                f"not {quoted(value)}"))
             continue
         values[key] = value.strip() if isinstance(value, str) else value
     site_url, problem = checked_site_url(str(values.get("site_url", Config().site_url)))
@@ -99,10 +99,20 @@ def _value_problem(key: str, value: object) -> str:
 
 
 def checked_site_url(site_url: str) -> tuple[str, str]:
-    """(URL ending in "/", "") when usable as ``site_url``, else (URL, the problem)."""
-    parts = urlsplit(site_url)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        return site_url, f"site_url must be an absolute http(s) URL, not {site_url!r}"
+    """(URL ending in "/", "") when usable as ``site_url``, else (URL, the problem: what is
+    wrong with it, so that a URL given on the command line is not just refused)."""
+    try:
+        parts = urlsplit(site_url)
+    except ValueError as exc:  # "http://[x": an IPv6 host not closed
+        why = str(exc)
+    else:
+        why = ("it does not start with http:// or https://" if not parts.scheme
+               else f"{parts.scheme}: is not http: or https:"
+               if parts.scheme not in ("http", "https") else "it has no host" if not parts.netloc
+               else "it has a query (?...)" if parts.query
+               else "it has a fragment (#...)" if parts.fragment else "")
+    if why:
+        return site_url, f"site_url must be an absolute http(s) URL, not {site_url!r} ({why})"
     return (site_url if site_url.endswith("/") else site_url + "/"), ""
 
 

@@ -2,7 +2,8 @@
 
 Curation is input, read once and applied by the catalog stage: titles, years, subjects and
 links for papers (found by id, title, abstract prefix or source record), paper hiding, and
-details and name variants for authors.
+details and name variants for authors. A curated year is one a dump's source line may state
+(``read.listing.MIN_YEAR`` to ``MAX_YEAR``): every page, chart and feed is sane for those.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from site_gen.model import Link
+from site_gen.read.listing import MAX_YEAR, MIN_YEAR
 from site_gen.read.source import has_control_characters, normalise_line
 from site_gen.util.diagnostics import Diagnostic, Severity, error, warning
 from site_gen.util.subjects import looks_like_category
-from site_gen.util.yamlfile import did_you_mean, line_of, line_of_item, load_yaml_file
+from site_gen.util.yamlfile import did_you_mean, line_of, line_of_item, load_yaml_file, quoted
 
 CURATION_FILE = "curation.yaml"
 MATCH_KEYS = ("id", "title", "abstract", "source")
@@ -169,8 +171,11 @@ def _paper_edit(entry: Any, fallback: int) -> PaperEdit:
     entry, line = _mapping(entry, fallback, _PAPER_KEYS)
     key, value, anchor = _match(entry.get("match"), line)
     year = entry.get("year")
-    if year is not None and (not isinstance(year, int) or isinstance(year, bool)):
-        raise _Problem(line_of(entry, "year") or line, "'year' must be a whole number")
+    if year is not None and (not isinstance(year, int) or isinstance(year, bool)
+                             or not MIN_YEAR <= year <= MAX_YEAR):
+        raise _Problem(line_of(entry, "year") or line, f"'year' must be a whole number from "
+                                                       f"{MIN_YEAR} to {MAX_YEAR}, not "
+                                                       f"{quoted(year, 40)}")
     return PaperEdit(line, key, value, anchor, _text(entry, "title", line), year,
                      _subjects(entry, line), _links(entry, line), entry.get("hide") is True,
                      _aliases(entry, line))
@@ -249,7 +254,7 @@ def _pairing(entry: Any, line: int) -> Pairing:
     if not isinstance(entry, list) or len(entry) != 2 or not all(
             isinstance(p, str) and _PLACE.fullmatch(p.strip()) for p in entry):
         raise _Problem(line, 'each entry must name two records as ["FILE:LINE", "FILE:LINE"], '
-                             f"not {entry!r}")
+                             f"not {quoted(entry, 80)}")
     return Pairing(line, entry[0].strip(), entry[1].strip())
 
 

@@ -31,10 +31,13 @@ _COUNT = re.compile(
     r"(at least\s+)?(\d[\d,]*)\s+records?\s*(?:linked to original sources)?", re.IGNORECASE
 )
 _LINKED = re.compile(r"linked to original sources", re.IGNORECASE)
-_SOURCE = re.compile(r"arxiv\s*(\d{4})?", re.IGNORECASE)
+_SOURCE = re.compile(r"arxiv\s*(\d+)?", re.IGNORECASE)
 _SUBJECT_TOKEN = re.compile(r"([A-Za-z][A-Za-z\-]*(?:\.[A-Za-z\-]+)?)\s*(↗?)")
 _SUBJECT_SEP = re.compile(r"[\s,;]*")
 MIN_YEAR, MAX_YEAR = 1900, 2100
+"""The years a paper may have (curation's too, ``read.curation``): four digits for Atom dates,
+and at most 201 columns in an author page's chart of papers per year, which has every year from
+the first to the last."""
 # A lone line longer than this, or one that reads as sentences, is an abstract rather than a title.
 MAX_TITLE = 300
 
@@ -188,9 +191,11 @@ def _read_year(path: str, source: Line, diagnostics: list[Diagnostic]) -> int | 
     digits = match.group(1) if match else None
     if digits is None:
         return None  # the catalog warns when no record of the paper, nor curation, has a year
-    year = int(digits)
-    if not MIN_YEAR <= year <= MAX_YEAR:
-        diagnostics.append(warning(path, source.number, f"implausible year {year} ignored",
+    year = int(digits) if len(digits) <= 4 else None  # int() refuses 4,300 digits and more
+    if year is None or not MIN_YEAR <= year <= MAX_YEAR:
+        shown = digits if len(digits) <= 12 else digits[:12] + "…"
+        diagnostics.append(warning(path, source.number, f"implausible year {shown} ignored "
+                                   f"(years run from {MIN_YEAR} to {MAX_YEAR})",
                                    "implausible-year"))
         return None
     return year
