@@ -204,9 +204,25 @@ def _run_pin(args: argparse.Namespace) -> int:
     return 0
 
 
+INTERRUPTED = 130
+"""The exit code of a build ended by Ctrl-C: 128 + SIGINT, as a shell reports a process the
+signal ended, so that a script running site-gen stops too."""
+
+
 def _run_build(args: argparse.Namespace) -> int:
     if args.watch:
         return _run_watch(args)
+    try:
+        return _build_once(args)
+    except KeyboardInterrupt:  # the output is swapped whole or not at all (write/tree.py)
+        output = args.output or args.project / DEFAULT_OUTPUT
+        print(f"site-gen: build interrupted; {output} is whole: the previous site, or this "
+              "build's if it was already written", file=sys.stderr)
+        return INTERRUPTED
+
+
+def _build_once(args: argparse.Namespace) -> int:
+    """``build``: one build, its diagnostics, then its summary line (unless ``--quiet``)."""
     started = time.perf_counter()
     builder = Builder(args.project, args.output, site_url=args.site_url, jobs=args.jobs,
                       progress=choose_progress(quiet=args.quiet),
@@ -251,7 +267,14 @@ def _run_check(args: argparse.Namespace) -> int:
     if not (site / "index.html").is_file() and not (site / "404.html").is_file():
         print(f"site-gen: {site} holds no built site; run site-gen build first", file=sys.stderr)
         return 1
-    site_url = _site_url_for_check(args, site)
+    site_url: str | None
+    if args.site_url is not None:
+        site_url, problem = checked_site_url(args.site_url.strip())
+        if problem:  # the URL given is wrong: say how, as build does
+            print(f"--site-url: {problem}", file=sys.stderr)
+            return 2
+    else:
+        site_url = _site_url_for_check(args, site)
     if site_url is None:
         print("site-gen: cannot tell the site's URL; pass --site-url", file=sys.stderr)
         return 2
@@ -264,10 +287,7 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def _site_url_for_check(args: argparse.Namespace, site: Path) -> str | None:
-    """--site-url, else what the built site says, else the project's site.yaml."""
-    if args.site_url:
-        url, problem = checked_site_url(args.site_url)
-        return None if problem else url
+    """Without --site-url: what the built site says, else the project's site.yaml."""
     inferred = infer_site_url(site)
     if inferred:
         return inferred

@@ -8,9 +8,13 @@ renders from, the ``BuildResult`` it returns, and the diagnostics a build itself
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
-from collections.abc import Collection, Mapping
+import re
+import stat
+from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib.resources import files as package_files
@@ -33,6 +37,7 @@ from site_gen.render.engine import (
     Theme,
 )
 from site_gen.util.diagnostics import Diagnostic, Severity, error, warning
+from site_gen.util.safety import UNPRINTABLE, printable
 from site_gen.util.yamlfile import line_of, load_yaml_file
 from site_gen.write.tree import WriteResult
 
@@ -131,12 +136,38 @@ def resolve_theme(project: Path, config: Config) -> tuple[Theme, Path] | None:
 
 def static_files(theme: Theme) -> dict[str, Path]:
     """Static files by relative name; a project file shadows the theme's file of that name."""
+    return static_listing(theme, Path.cwd())[0]
+
+
+def static_listing(theme: Theme, project: Path) -> tuple[dict[str, Path], list[Diagnostic]]:
+    """Static files by relative name (a project file shadows the theme's file of that name),
+    and an error for each folder that cannot be read and each name that is not UTF-8: either
+    would drop files from the site without a word. Symlinked folders are not followed."""
     found: dict[str, Path] = {}
+    problems: list[Diagnostic] = []
     for folder in reversed(theme.static_dirs):
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and not is_scratch_file(path.name):
-                found[path.relative_to(folder).as_posix()] = path
-    return found
+        files: list[Path] = []
+        stack = [folder]
+        while stack:  # not recursive: a folder nested a thousand deep is no RecursionError
+            here = stack.pop()
+            try:
+                with os.scandir(here) as listing:
+                    entries = list(listing)
+            except OSError as exc:
+                problems.append(error(shown_path(here, project), 0, unreadable_folder(exc)))
+                continue
+            for entry in entries:
+                path = here / entry.name
+                if _NOT_UTF8.search(entry.name):
+                    problems.append(error(shown_path(here, project) + "/" + printable(entry.name),
+                                          0, "the name is not valid UTF-8; rename it"))
+                elif _is_folder(entry) and not entry.is_symlink():
+                    stack.append(path)
+                elif _is_file(entry) and not is_scratch_file(entry.name):
+                    files.append(path)
+        for path in sorted(files):
+            found[path.relative_to(folder).as_posix()] = path
+    return found, problems
 
 
 def read_static(theme: Theme) -> dict[str, bytes]:
@@ -149,33 +180,157 @@ DUMP_SUFFIX = ".txt"
 """Dumps are the ``*.txt`` files in content/dumps/ and its subfolders (docs/dump-formats.md);
 other files there (a README.md, say) are notes, not read."""
 
+NOTE_SUFFIX = ".md"
+"""A note beside the dumps: not read, and not warned about."""
 
-def dump_files(content: Path, refused: frozenset[Path] | set[Path] = frozenset()
+MAX_DEPTH = 32
+"""Folders below content/dumps nested deeper than this are not read, with an error: no one
+files dumps so, and a runaway script's thousand nested folders must not take the build down."""
+
+_NOT_UTF8 = re.compile("[\ud800-\udfff]")
+
+
+def dump_files(content: Path, refused: AbstractSet[Path] = frozenset()
                ) -> list[tuple[str, Path]]:
-    """Every ``*.txt`` file in content/dumps and its subfolders, but hidden and editor scratch
-    files and anything in a hidden folder, sorted, with its display path."""
-    return [(shown, path) for shown, path in dump_folder(content, refused) if is_dump(path)]
+    """Every dump ``dump_listing`` finds, with its display path; what it says is dropped."""
+    return dump_listing(content, refused)[0]
 
 
-def is_dump(path: Path) -> bool:
-    """A ``*.txt`` regular file (not a pipe, say, which reading would wait on forever)."""
-    return path.suffix == DUMP_SUFFIX and path.is_file()
+def dump_listing(content: Path, refused: AbstractSet[Path] = frozenset()
+                 ) -> tuple[list[tuple[str, Path]], list[Diagnostic]]:
+    """The dumps to read, sorted, with their display paths, and what the listing found wrong.
 
-
-def dump_folder(content: Path, refused: frozenset[Path] | set[Path]) -> list[tuple[str, Path]]:
-    """Every file below content/dumps but hidden, editor scratch and refused ones."""
+    A dump is a ``*.txt`` regular file (or a symlink to one) in content/dumps or a subfolder,
+    but hidden and editor scratch files, anything in a hidden folder, and ``refused``.
+    Errors, since each would drop papers from the site without a word: a folder that cannot
+    be read, a name that does not fit a message or a line of urls.lock (``UNPRINTABLE``),
+    folders nested deeper than ``MAX_DEPTH``. Warnings (``not-a-dump``): any other file but
+    a ``*.md`` note, and a ``*.txt`` that is not a regular file (a named pipe, which reading
+    would wait on for ever, or a symlink to nothing), which is never opened.
+    """
     folder = content / DUMPS_DIR
-    if not folder.is_dir() or folder in refused:
-        return []
+    top = f"{CONTENT_DIR}/{DUMPS_DIR}"
+    try:
+        if folder in refused or not folder.is_dir():
+            return [], []
+    except OSError as exc:  # content/ itself cannot be searched
+        return [], [error(top, 0, unreadable_folder(exc))]
+    found: list[tuple[str, Path]] = []
+    problems: list[Diagnostic] = []
+    stack = [(folder, top, 0)]
+    while stack:  # not recursive: a thousand nested folders are no RecursionError
+        here, shown, depth = stack.pop()
+        try:
+            with os.scandir(here) as listing:  # no stat per file (watch rebuilds)
+                entries = list(listing)
+        except OSError as exc:
+            problems.append(error(shown, 0, unreadable_folder(exc)))
+            continue
+        for entry in entries:
+            path, name = here / entry.name, entry.name
+            folder_entry = _is_folder(entry)
+            if path in refused or (name.startswith(".") if folder_entry
+                                   else is_scratch_file(name)):
+                continue
+            where = f"{shown}/{printable(name)}"
+            if UNPRINTABLE.search(name):  # a dump's path is its profile's identity in
+                problems.append(error(where, 0, _name_problem(name)))  # urls.lock, too
+            elif not folder_entry:
+                said = _not_a_dump(where, path, entry)
+                problems += said
+                if not said and path.suffix == DUMP_SUFFIX:
+                    found.append((where, path))
+            elif entry.is_symlink():
+                continue  # a symlinked folder is not followed, as os.walk does not
+            elif depth == MAX_DEPTH:
+                problems.append(error(where, 0, f"folders nested more than {MAX_DEPTH} deep "
+                                                f"below {top} are not read; move its dumps up"))
+            else:
+                stack.append((path, where, depth + 1))
+    return sorted(found), problems
+
+
+def unreadable_folder(exc: OSError) -> str:
+    """The message for a folder that cannot be listed."""
+    return f"cannot read this folder ({exc.strerror or exc}); make it readable"
+
+
+def unreadable(folder: Path, shown: str) -> list[Diagnostic]:
+    """An error if ``folder`` exists but cannot be listed, or its files looked at (a reader
+    that globs it would find nothing, and drop what it holds without a word)."""
+    try:
+        if folder.is_dir():
+            os.scandir(folder).close()
+            if not os.access(folder, os.R_OK | os.X_OK):
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+    except OSError as exc:
+        return [error(shown, 0, unreadable_folder(exc))]
+    return []
+
+
+def unreadable_files(files: Iterable[tuple[str, Path]], failure: OSError) -> list[Diagnostic]:
+    """Reading ``files`` failed with ``failure``: an error for each that cannot be opened
+    (never waiting on a pipe), or, if each can by now, for the one that failed."""
     found = []
-    for top, folders, names in os.walk(folder):  # scandir: no stat per file (watch rebuilds)
-        here = Path(top)
-        folders[:] = [f for f in folders if not f.startswith(".") and here / f not in refused]
-        inside = here.relative_to(folder).as_posix()
-        prefix = f"{CONTENT_DIR}/{DUMPS_DIR}/" + ("" if inside == "." else inside + "/")
-        found += [(prefix + name, here / name) for name in names
-                  if not is_scratch_file(name) and here / name not in refused]
-    return sorted(found)
+    for shown, path in files:
+        try:
+            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC))
+        except OSError as exc:
+            found.append(error(shown, 0, f"cannot read it ({exc.strerror or exc}); make it "
+                                         "readable"))
+    if found:
+        return found
+    named = {os.fsdecode(path): shown for shown, path in files}
+    place = named.get(os.fsdecode(failure.filename or ""), failure.filename or "")
+    return [error(printable(str(place)), 0, f"cannot read it ({failure.strerror or failure})")]
+
+
+def _name_problem(name: str) -> str:
+    """Why a name under content/dumps is refused."""
+    what = ("is not valid UTF-8" if _NOT_UTF8.search(name) else
+            "holds a line break" if any(c in name for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85"
+                                        "\u2028\u2029")
+            else "holds a control character")
+    return (f"the name {what}; rename it: a dump's path is shown in messages and recorded in "
+            f"{LOCK_SHOWN}, one line each")
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    """A folder, or a symlink to one (os.walk's test)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    """A regular file, or a symlink to one (d_type tells without a stat, but for a symlink)."""
+    try:
+        return entry.is_file()
+    except OSError:  # a symlink loop (escaping_symlinks refuses those first), say
+        return False
+
+
+def _not_a_dump(where: str, path: Path, entry: os.DirEntry[str]) -> list[Diagnostic]:
+    """The ``not-a-dump`` warning for a file that is not read: not ``*.txt`` (but a note), or
+    a ``*.txt`` that is not a regular file; none for a dump."""
+    if path.suffix != DUMP_SUFFIX:
+        return [] if path.suffix == NOTE_SUFFIX else [
+            warning(where, 0, f"not read: dumps are {DUMP_SUFFIX} files (rename it to "
+                              f"{printable(path.stem)}{DUMP_SUFFIX} if it is one)", "not-a-dump")]
+    if _is_file(entry):
+        return []
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        what = (f"a symlink to nothing ({printable(os.readlink(path))})"
+                if entry.is_symlink() and exc.errno == errno.ENOENT
+                else f"a file that cannot be looked at ({exc.strerror or exc})")
+    else:
+        what = ("a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                else "not a regular file")
+    return [warning(where, 0, f"not read: {what}; a dump is a regular file", "not-a-dump")]
 
 
 ParsedDump = tuple[Dump | None, list[Diagnostic], tuple[RecordKeys, ...]]
@@ -271,10 +426,10 @@ def template_diagnostic(fault: TemplateFault, theme: Theme, project: Path) -> Di
     if fault.path and not path.is_absolute():
         path = next((d / fault.path for d in theme.template_dirs if (d / fault.path).is_file()),
                     path)
-    return error(_shown(path, project) if fault.path else "templates", fault.line, fault.message)
+    return error(shown_path(path, project) if fault.path else "templates", fault.line, fault.message)
 
 
-def _shown(path: Path, project: Path) -> str:
+def shown_path(path: Path, project: Path) -> str:
     """A path as the user knows it: relative to the project when inside it."""
     try:
         return path.resolve().relative_to(project.resolve()).as_posix()

@@ -53,26 +53,27 @@ from site_gen.outputs.files import (
 from site_gen.pipeline import (
     CONTENT_DIR,
     DEFAULT_OUTPUT,
-    DUMP_SUFFIX,
     DUMPS_DIR,
     LOCK_SHOWN,
     BuildResult,
     ParsedDump,
     Plan,
-    dump_folder,
-    is_dump,
+    dump_listing,
     keep_bytes,
     no_content,
     parse_dump,
     resolve_theme,
+    shown_path,
     site_files_key,
     sorted_diagnostics,
     source_date,
     static_bytes,
-    static_files,
+    static_listing,
     taken_names,
     template_diagnostic,
     theme_missing,
+    unreadable,
+    unreadable_files,
     unrecorded_warning,
 )
 from site_gen.plan.redirects import (
@@ -203,6 +204,9 @@ class Builder:
         each stage took; the progress bar is cleared however the build ends.
         """
         stopwatch = Stopwatch()
+        blocked = unreadable(self.project / CONTENT_DIR, CONTENT_DIR)
+        if blocked:  # before anything reads site.yaml in it
+            return BuildResult(tuple(blocked))
         # The key names the inputs as they are before this build reads them: a file edited
         # while it runs gives the next build another key, so that build starts afresh.
         key = self._cache_key() if self.cache is not None else None
@@ -315,7 +319,12 @@ class Builder:
         new = plan.unrecorded()
         if not result.ok or not new:
             return result
-        write_lock(self.project / CONTENT_DIR / LOCK_FILE, {**(plan.lock or {}), **plan.published})
+        try:
+            write_lock(self.project / CONTENT_DIR / LOCK_FILE, {**(plan.lock or {}), **plan.published})
+        except OSError as exc:  # the site is written; the next build that can will record them
+            note = (f"{LOCK_SHOWN}: cannot record {len(new)} new URL{'s' * (len(new) > 1)} "
+                    f"({exc.strerror or exc}); make {CONTENT_DIR}/ writable and build again")
+            return replace(result, notes=(*result.notes, note))
         what = "created" if plan.lock is None else f"{len(new)} new URL{'s' * (len(new) > 1)}"
         note = (f"{LOCK_SHOWN}: {what}{' recorded' * (plan.lock is not None)}; commit it, so that "
                 "every URL the site published keeps answering (a renamed page leaves a redirect "
@@ -385,6 +394,7 @@ class Builder:
         catalog, changes = intern_catalog(catalog, self.memory.catalog)
         stopwatch.lap("catalog")
         pages, most = read_pages(content, CONTENT_DIR)
+        most += unreadable(content / PAGES_DIR, f"{CONTENT_DIR}/{PAGES_DIR}")
         routes, last = (plan_routes(catalog, pages, config.recent_papers, config.page_size)
                         if self.routes_memo is None else
                         self.routes_memo.plan(catalog, pages, config.recent_papers, config.page_size))
@@ -402,10 +412,13 @@ class Builder:
         if has_errors(diagnostics) or themed is None:
             return None, sorted_diagnostics(diagnostics), catalog, reread
         theme, theme_templates = themed
-        static = self._read_static(theme, changed)
+        static = self._read_static(theme, changed, diagnostics)
+        page_files = self._page_files(content, pages, changed, diagnostics)
         stopwatch.lap("theme")
+        if has_errors(diagnostics):  # a file that cannot be read
+            return None, sorted_diagnostics(diagnostics), catalog, reread
         plan = Plan(config, catalog, changes, pages, routes + tuple(moved), theme, theme_templates,
-                    static, build_time, self._page_files(content, pages, changed), lock, now)
+                    static, build_time, page_files, lock, now)
         return plan, sorted_diagnostics(diagnostics), catalog, reread
 
     def _settings(self, content: Path, diagnostics: list[Diagnostic]
@@ -423,13 +436,16 @@ class Builder:
                     ) -> tuple[list[Dump], dict[str, tuple[RecordKeys, ...]], tuple[str, ...]]:
         """Parsed dumps, from the cache where a file did not change, with their records'
         merge keys by dump path."""
-        files = dump_folder(content, refused)
-        entries, reread = self.dumps.load([(s, p) for s, p in files if is_dump(p)], changed)
+        files, listed = dump_listing(content, refused)
+        diagnostics += listed
+        try:
+            entries, reread = self.dumps.load(files, changed)
+        except OSError as exc:  # listed, yet not readable (a folder others may list only)
+            listed = unreadable_files(files, exc)
+            diagnostics += listed
+            entries, reread = {}, []
         self._dumps_taken = self.dumps.taken
-        diagnostics += [warning(shown, 0, f"not read: dumps are {DUMP_SUFFIX} files (rename it "
-                                          f"to {path.stem}{DUMP_SUFFIX} if it is one)", "not-a-dump")
-                        for shown, path in files if path.suffix not in (DUMP_SUFFIX, ".md")]
-        if not entries:
+        if not entries and not has_errors(listed):
             diagnostics.append(warning(f"{CONTENT_DIR}/{DUMPS_DIR}", 0, "no dump files found: "
                                        "copy profile exports here as .txt files "
                                        "(docs/dump-formats.md); the site has no papers yet", "no-dumps"))
@@ -445,20 +461,38 @@ class Builder:
     def _read_lock(self, path: Path, changed: Collection[str]) -> tuple[Lock | None, list[Diagnostic]]:
         """The recorded URLs (None when there is no lock file; ``parse_lock``), parsed again
         only when the file may have changed."""
-        entries, _ = self.lock.load([(LOCK_SHOWN, path)], changed)
+        try:
+            entries, _ = self.lock.load([(LOCK_SHOWN, path)], changed)
+        except OSError as exc:
+            return None, unreadable_files([(LOCK_SHOWN, path)], exc)
         return entries[LOCK_SHOWN].value if LOCK_SHOWN in entries else (None, [])
 
-    def _page_files(self, content: Path, pages: tuple[Page, ...], changed: Collection[str]
-                    ) -> dict[str, bytes]:
+    def _page_files(self, content: Path, pages: tuple[Page, ...], changed: Collection[str],
+                    diagnostics: list[Diagnostic]) -> dict[str, bytes]:
         """The files Markdown pages show, by output path, each page's beside the page."""
         folder = content / PAGES_DIR
         wanted = sorted({name for page in pages for name in page.files})
-        entries, _ = self.page_files.load([(name, folder / name) for name in wanted], changed)
+        try:
+            entries, _ = self.page_files.load([(name, folder / name) for name in wanted], changed)
+        except OSError as exc:
+            diagnostics += unreadable_files([(f"{CONTENT_DIR}/{PAGES_DIR}/{name}", folder / name)
+                                             for name in wanted], exc)
+            return {}
         return {f"{page.slug}/{name}": entries[name].value
                 for page in pages for name in page.files if name in entries}
 
-    def _read_static(self, theme: Theme, changed: Collection[str]) -> dict[str, bytes]:
-        entries, _ = self.static.load(static_files(theme).items(), changed)
+    def _read_static(self, theme: Theme, changed: Collection[str],
+                     diagnostics: list[Diagnostic]) -> dict[str, bytes]:
+        """The theme's and the project's static files; an error for each that cannot be
+        read, and for each folder of them that cannot be listed (``static_listing``)."""
+        files, problems = static_listing(theme, self.project)
+        diagnostics += problems
+        try:
+            entries, _ = self.static.load(files.items(), changed)
+        except OSError as exc:
+            diagnostics += unreadable_files([(shown_path(path, self.project), path)
+                                             for path in files.values()], exc)
+            return {}
         return {name: entry.value for name, entry in entries.items()}
 
     def _render_and_write(self, plan: Plan, diagnostics: list[Diagnostic],

@@ -84,12 +84,13 @@ def files_digest(folders: Iterable[Path]) -> bytes:
         for top, dirs, names in sorted(os.walk(folder)):
             dirs.sort()
             for name in sorted(names):
-                try:
-                    with open(os.path.join(top, name), "rb") as file:
+                try:  # never waiting on a named pipe
+                    with open(os.open(os.path.join(top, name), os.O_RDONLY | os.O_NONBLOCK),
+                              "rb") as file:
                         found = hashlib.file_digest(file, "blake2b").digest()
                 except OSError:  # gone since listed, or a broken link: the build will say
                     continue
-                made.update(f"{top}/{name}\0".encode() + found)
+                made.update(f"{top}/{name}\0".encode("utf-8", "surrogateescape") + found)
     return made.digest()
 
 

@@ -185,7 +185,7 @@ class PreviewHandler(BaseHTTPRequestHandler):
             return self._send(HTTPStatus.FORBIDDEN, "text/plain; charset=utf-8", b"forbidden\n",
                               send_body)
         target = self.server.output / name if name else self.server.output
-        if target.is_dir() and not path.endswith("/"):
+        if is_folder(target) and not path.endswith("/"):
             return self._redirect(path + "/")
         if path.endswith("/"):
             target, name = target / "index.html", posixpath.join(name, "index.html")
@@ -291,6 +291,15 @@ def safe_name(rest: str) -> str | None:
     if "\x00" in decoded or "\\" in decoded or any(p in (".", "..") for p in parts):
         return None
     return "/".join(p for p in parts if p)
+
+
+def is_folder(target: Path) -> bool:
+    """A folder of the output; False for any path the file system refuses to look up (a
+    name longer than 255 bytes, say: a request answers 404, not an empty reply)."""
+    try:
+        return target.is_dir()
+    except OSError:
+        return False
 
 
 def read_inside(root: Path, target: Path) -> bytes | None:

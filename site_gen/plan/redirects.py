@@ -10,6 +10,8 @@ of their own (template ``redirect.html``), left out of the sitemap and search.
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import os
 from collections.abc import Collection, Iterable, Mapping
 from functools import lru_cache
@@ -29,24 +31,48 @@ _HEADER = ("# Every paper and author URL this site has published, and what it sh
            "# site-gen build adds to it; commit it, so that a URL, once published, keeps\n"
            "# answering (with a redirect once its page moves). See docs/curation.md.\n")
 
+PROFILE = "profile:"
+"""The identity of an author URL that showed a profile: ``profile:<the dump's path>``."""
+
 Lock = dict[str, str]
 """Published URL -> the identity of what it showed (``paper:<digest>``, ``profile:<dump>``,
 ``name:<folded name>``)."""
 
 
 def parse_lock(shown: str, data: bytes) -> tuple[Lock, list[Diagnostic]]:
-    """The URLs a lock file's bytes record; a malformed line is an error."""
+    """The URLs a lock file's bytes record; a malformed line is an error.
+
+    Lines end at a newline only, not at every break ``str.splitlines`` knows (``\\x85``,
+    ``\\u2028``, a lone ``\\r``), which a name may hold. A line that is no entry, right
+    after a ``profile:`` entry (blank lines aside), is the rest of that dump's name: an older
+    site-gen wrote a name holding a newline as it was, and every later build failed on the
+    lock. No dump may be named so now (``pipeline.dump_listing``), so such an identity
+    matches no page, and ``lock_text`` leaves it out of the next lock written.
+    """
     lock: Lock = {}
     problems = []
-    for number, line in enumerate(data.decode("utf-8-sig").splitlines(), 1):
+    named = ""  # the URL of the profile entry a line may continue
+    for number, raw in enumerate(data.removeprefix(codecs.BOM_UTF8).split(b"\n"), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(error(shown, number, f"not UTF-8 text (byte {raw[exc.start]:#04x}); "
+                                                 "expected a line as site-gen build writes it"))
+            named = ""
+            continue
         if not line.strip() or line.startswith("#"):
+            named = named if not line.strip() else ""
             continue
         url, _, identity = line.strip().partition(" ")
         if not _valid_url(url) or not identity.strip():
+            if named:
+                lock[named] += "\n" + line.strip()
+                continue
             problems.append(error(shown, number, "expected '<papers/slug/ or authors/slug/> "
                                                  "<identity>', as site-gen build writes it"))
             continue
         lock[url] = identity.strip()
+        named = url if lock[url].startswith(PROFILE) else ""
     return lock, problems
 
 
@@ -59,15 +85,30 @@ def _valid_url(url: str) -> bool:
 
 
 def lock_text(lock: Lock) -> str:
-    """The lock file's text: sorted, one URL a line, so that its diffs read well."""
-    return _HEADER + "".join(f"{url} {lock[url]}\n" for url in sorted(lock))
+    """The lock file's text: sorted, one URL a line, so that its diffs read well. An entry
+    ``parse_lock`` would not read back as it is (an identity holding a newline, say, which
+    an older lock may have left) is left out: nothing it holds may break the lock."""
+    return _HEADER + "".join(f"{url} {lock[url]}\n" for url in sorted(lock)
+                             if _writable(url, lock[url]))
+
+
+def _writable(url: str, identity: str) -> bool:
+    """Whether ``parse_lock`` reads the line of this entry back as this entry."""
+    return (_valid_url(url) and "\n" not in identity and bool(identity)
+            and identity == identity.strip())
 
 
 def write_lock(path: Path, lock: Lock) -> None:
-    """Replace the lock file in one step (a reader never sees half of it)."""
+    """Replace the lock file in one step (a reader never sees half of it); raises OSError,
+    leaving no side file."""
     partial = path.with_name(f".{path.name}.partial")
-    partial.write_text(lock_text(lock), encoding="utf-8")
-    os.replace(partial, path)
+    try:
+        partial.write_text(lock_text(lock), encoding="utf-8")
+        os.replace(partial, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise
 
 
 def paper_identity(paper: Paper) -> str:
@@ -87,7 +128,7 @@ def author_identities(author: Author) -> tuple[str, ...]:
     """Who an author URL showed, first the identity recorded for it: their profile's dump, else
     their name; then every other name they go by (curation's variants)."""
     names = tuple(f"name:{person_key(n)}" for n in (author.name, *author.variants))
-    return tuple(f"profile:{p.path}" for p in author.profiles) + names
+    return tuple(f"{PROFILE}{p.path}" for p in author.profiles) + names
 
 
 def published(catalog: Catalog, known: Mapping[str, str] | None = None) -> Lock:
