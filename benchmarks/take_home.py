@@ -2,7 +2,7 @@
 """What taking site-gen home costs a user's CI, measured as the CI runs it.
 
     .venv/bin/python benchmarks/take_home.py [--papers 10000] [--seed 1] [--runs 3] [--work DIR]
-                                             [--shapes five-authors,many-authors]
+                                             [--shapes five-authors,many-authors] [--kinds a,c]
 
 1. The carried wheel: ``site-gen new`` makes a project; its wheel's size is printed.
 2. The install step, in a new virtual environment each run: the content-only layout's
@@ -53,6 +53,8 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--kinds", default=",".join(EDITS),
+                        help="rebuild.py's kinds of edit to time, comma-separated")
     parser.add_argument("--shapes", default="five-authors,many-authors",
                         help="gen_corpus.py's corpus shapes to time, comma-separated")
     parser.add_argument("--work", type=Path, default=None,
@@ -68,7 +70,7 @@ def main() -> None:
         for shape in args.shapes.split(","):
             corpus = make_corpus(work, args.papers, args.seed, shape)
             print(f"{shape}, {args.papers:,} papers:")
-            for kind in EDITS:
+            for kind in args.kinds.split(","):
                 time_ci_rebuilds(site_gen, corpus, work / "checkout", kind, args.runs)
     finally:
         if args.work is None:

@@ -246,10 +246,12 @@ class Builder:
         manifest = stored.take() if stored is not None else None
         spare = stored.take() if stored is not None else None
         if isinstance(manifest, dict):
-            self.tree.trust(store.live_files(self.output, manifest),
-                            store.live_files(staging_paths(self.output)[0], spare)
+            live = store.live_files(self.output, manifest)
+            self.tree.trust(live, store.live_files(staging_paths(self.output)[0], spare)
                             if isinstance(spare, dict) and spare_untouched(self.output) else None)
-            self._stored_memory = stored
+            if any(found is not None for found in live.values()):
+                self._stored_memory = stored  # else no page is left to reuse (a CI runner's
+                # restored cache without the output): the build renders as a first build does
         stopwatch.lap("cache read")
 
     def _take_memory(self, stopwatch: Stopwatch) -> None:
