@@ -46,14 +46,15 @@ def test_an_overridden_subject_chip_and_author_list_reach_every_page(make_projec
     paper = page(site, "papers/tail-batching-for-synchronous-rl")
     # The paper page: its subjects, its byline and its related list ("more by this author").
     assert '<b class="my-chip" data-href="../../subjects/cs.LG/">cs.LG: Machine Learning</b>' in paper
-    assert '<i class="my-authors">by <a href="../../authors/ann-lee/">Ann Lee</a></i>' in paper
+    assert ('<i class="my-authors">by <a href="../../authors/ann-lee/"><bdi>Ann Lee</bdi></a></i>'
+            in paper)
     assert paper.count('class="my-authors"') == 3, paper  # the byline and two related papers
     # List items, at their pages' depths: the papers index, a subject, an author, the home page.
     for url, up in (("papers", "../"), ("subjects/cs.DC", "../../"), ("authors/ann-lee", "../../"),
                     ("", "")):
         html = page(site, url)
         assert f'<b class="my-chip" data-href="{up}subjects/cs.DC/">cs.DC: ' in html, url
-        assert '<i class="my-authors">by Ann Lee</i>' in html, url
+        assert '<i class="my-authors">by <bdi>Ann Lee</bdi></i>' in html, url
     assert page(site, "subjects").count('class="my-chip"') == 2
     # No page draws the theme's own chip: every chip is the project's macro.
     for path in site.rglob("*.html"):

@@ -6,10 +6,11 @@ papers are on the pages (a feed of every paper grew with the catalog). Timestamp
 never come from the wall clock: an entry is dated January 1st of its paper's year, and a feed's
 ``updated`` is ``SOURCE_DATE_EPOCH`` when the build sets it, else its newest entry's date.
 Text is escaped as ElementTree escapes it (the bytes are those of ``ET.tostring`` after
-``ET.indent(space=" ")``), after characters XML forbids are dropped. Documents are joined from
-strings rather than built as trees: an entry's text is the same in every feed that holds it,
-so it is made once per paper (``entries_once``; a rebuild keeps it between builds:
-``incremental.outputs``).
+``ET.indent(space=" ")``), after characters XML forbids are dropped and the bidi controls it
+leaves open are closed (``clean_text``; a name is closed before it joins a feed's title).
+Documents are joined from strings rather than built as trees: an entry's text is the same in
+every feed that holds it, so it is made once per paper (``entries_once``; a rebuild keeps it
+between builds: ``incremental.outputs``).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from site_gen.plan.urls import (
 )
 from site_gen.read.config import Config
 from site_gen.render.citation import author_names, clean_text
+from site_gen.util.bidi import balance_bidi
 from site_gen.util.text import plain_text
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -55,7 +57,8 @@ def feed_specs(catalog: Catalog, config: Config) -> tuple[FeedSpec, ...]:
     """The site feed, then one feed per author and per subject."""
     specs = [FeedSpec(SITE_FEED, "", config.title, tuple([p.id for p in catalog.papers]),
                       SITE_FEED_LIMIT)]
-    specs += [FeedSpec(author_feed_url(a.id), author_url(a.id), f"{a.name} · {config.title}",
+    specs += [FeedSpec(author_feed_url(a.id), author_url(a.id),
+                       f"{balance_bidi(a.name)} · {config.title}",
                        a.paper_ids) for a in catalog.authors]
     specs += [FeedSpec(subject_feed_url(s.code), subject_url(s.code),
                        f"{s.name} ({s.code}) · {config.title}", s.paper_ids)

@@ -4,7 +4,9 @@
 downloads it: it reads the small manifest ``search/index/meta.json`` and then, per query, only
 the term shards, vocabulary and result fragments that query needs. Everything is compact,
 sorted and deterministic; ``<``, ``>`` and ``&`` are escaped as ``\\u`` sequences so the JSON
-is safe even if someone inlines it into a ``<script>``. Formats: docs/search.md.
+is safe even if someone inlines it into a ``<script>``. Every title, name and excerpt shown
+closes the bidi controls it opens (``util.bidi``): results are plain text. Formats:
+docs/search.md.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from site_gen.model import Author, Catalog, Paper
 from site_gen.plan.urls import author_url, paper_url
+from site_gen.util.bidi import balance_bidi
 from site_gen.util.jsonenc import (
     JsonParts,
     encode_json,
@@ -152,15 +155,15 @@ def search_index(catalog: Catalog) -> dict[str, object]:
     papers = [
         {
             "url": paper_url(p.id),
-            "title": plain_text(p.title),
-            "authors": [catalog.author(a).name for a in p.all_author_ids],
+            "title": balance_bidi(plain_text(p.title)),
+            "authors": [balance_bidi(catalog.author(a).name) for a in p.all_author_ids],
             "year": p.year,
             "subjects": list(p.subjects),
         }
         for p in catalog.papers
     ]
     authors = [
-        {"url": author_url(a.id), "name": a.name, "papers": len(a.paper_ids),
+        {"url": author_url(a.id), "name": balance_bidi(a.name), "papers": len(a.paper_ids),
          "profiled": a.profiled}
         for a in catalog.authors
     ]
@@ -353,11 +356,11 @@ def excerpt(abstract: str) -> str:
     (which takes the place of a sentence's full stop: "prefixes…", not "prefixes.…")."""
     text = " ".join(abstract.split())
     if len(text) <= EXCERPT_CHARS:
-        return text
+        return balance_bidi(text)
     head = text[:EXCERPT_CHARS + 1]
     cut = _LAST_SPACE.search(head)
     head = head[:cut.start()] if cut and cut.start() else text[:EXCERPT_CHARS]
-    return head.rstrip(" ,.;:\u2013\u2014-") + "\u2026"
+    return balance_bidi(head.rstrip(" ,.;:\u2013\u2014-")) + "\u2026"
 
 
 def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
@@ -365,7 +368,8 @@ def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
     names = [catalog.author(a).name for a in paper.all_author_ids]
     subjects = " ".join(f"{code} {catalog.subject(code).name}" for code in paper.subjects)
     abstract = plain_text(paper.abstract)
-    fragment: dict[str, object] = {"u": paper_url(paper.id), "t": title, "a": names,
+    fragment: dict[str, object] = {"u": paper_url(paper.id), "t": balance_bidi(title),
+                                   "a": [balance_bidi(name) for name in names],
                                    "y": paper.year, "s": list(paper.subjects)}
     if abstract.strip():
         fragment["x"] = excerpt(abstract)
@@ -378,7 +382,8 @@ def _paper_doc(catalog: Catalog, paper: Paper) -> SearchDoc:
 
 
 def _author_doc(author: Author) -> SearchDoc:
-    fragment = {"u": author_url(author.id), "n": author.name, "c": len(author.paper_ids),
+    fragment = {"u": author_url(author.id), "n": balance_bidi(author.name),
+                "c": len(author.paper_ids),
                 "p": author.profiled}
     return SearchDoc(fragment, (author.name, "", "", ""), is_paper=False)
 
@@ -488,13 +493,14 @@ def no_lists() -> list[list[int]]:
 def _paper_entry(paper: Paper, names: tuple[str, ...]) -> dict[str, object]:
     """A paper's entry in ``search.json`` (see ``search_index``): no abstract, which
     ``papers.json`` holds (a second copy was a sixth of the whole site's bytes)."""
-    return {"url": paper_url(paper.id), "title": plain_text(paper.title), "authors": list(names),
+    return {"url": paper_url(paper.id), "title": balance_bidi(plain_text(paper.title)),
+            "authors": [balance_bidi(name) for name in names],
             "year": paper.year, "subjects": list(paper.subjects)}
 
 
 def _author_entry(author: Author) -> dict[str, object]:
-    return {"url": author_url(author.id), "name": author.name, "papers": len(author.paper_ids),
-            "profiled": author.profiled}
+    return {"url": author_url(author.id), "name": balance_bidi(author.name),
+            "papers": len(author.paper_ids), "profiled": author.profiled}
 
 
 # ---- postings -----------------------------------------------------------------------------

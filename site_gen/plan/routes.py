@@ -31,6 +31,7 @@ from site_gen.plan.urls import (
     subject_url,
 )
 from site_gen.read.pages import Page
+from site_gen.util.bidi import balance_bidi
 from site_gen.util.diagnostics import Diagnostic, error
 from site_gen.util.pickling import pickled_by_fields
 
@@ -341,7 +342,8 @@ def author_routes(catalog: Catalog, profiled: Mapping[str, int], author: Author,
     profiled_with = tuple(map(catalog.author, sorted(
         (a for a in coauthors if a in profiled), key=profiled.__getitem__)))
     whole = {"author": author, "paper_count": len(papers), "year_counts": year_counts(papers),
-             "feeds": ((f"{author.name}: new papers", author_feed_url(author.id)),)}
+             "feeds": ((f"{balance_bidi(author.name)}: new papers",  # a plain-text title
+                        author_feed_url(author.id)),)}
     overview = {
         "coauthors": tuple((catalog.author(a), n) for a, n in sorted(
             coauthors.items(), key=lambda kv: (-kv[1], catalog.author(kv[0]).name))[:COAUTHORS]),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 from markdown_it import MarkdownIt
@@ -38,7 +38,28 @@ class Page:
     order: int = 0
     files: tuple[str, ...] = ()
     """Files beside the page's ``.md`` that it shows or links (relative to the pages folder),
-    published beside the page (``<slug>/<file>``) so its relative URLs work."""
+    published beside the page (``<slug>/<file>``) so its relative URLs work; only the kinds
+    in ``PUBLISHED_BESIDE``."""
+
+
+PUBLISHED_BESIDE = frozenset({
+    # images
+    ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".bmp", ".ico", ".tif", ".tiff",
+    # documents, text and data
+    ".pdf", ".txt", ".csv", ".tsv", ".json", ".bib", ".ris", ".tex", ".ps", ".eps",
+    ".doc", ".docx", ".xls", ".xlsx", ".ppt", ".pptx", ".odt", ".ods", ".odp", ".epub",
+    ".dat", ".npy", ".npz", ".h5", ".hdf5", ".mat", ".parquet", ".ipynb",
+    ".py", ".r", ".jl", ".m", ".c", ".h", ".cpp", ".sh",
+    # archives
+    ".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".zst", ".7z",
+    # audio and video
+    ".mp3", ".m4a", ".ogg", ".oga", ".wav", ".flac", ".mp4", ".m4v", ".webm", ".ogv", ".mov",
+})
+"""The kinds of file published beside a page: those a browser shows or downloads but never
+runs. Anything else a page links (``.html``, ``.svg``, ``.xml``, ``.js`` and every other kind
+a server may send as a document that runs script) is not published, with a warning: pages are
+the owner's, but a file pasted beside one must not run script on the site. Such a file
+belongs in the project's ``static/`` folder, the theme layer that is published as it is."""
 
 
 def _markdown() -> MarkdownIt:
@@ -51,10 +72,14 @@ def _markdown() -> MarkdownIt:
     return md
 
 
-def _files_beside(tokens: list[Token], folder: Path) -> tuple[str, ...]:
+def _files_beside(tokens: list[Token], folder: Path, shown: str, first_line: int
+                  ) -> tuple[tuple[str, ...], list[Diagnostic]]:
     """The files in the pages folder that the page's images and links name by a relative URL
-    (not other pages: those are ``.md``)."""
-    found = set()
+    (not other pages: those are ``.md``) and that may be published (``PUBLISHED_BESIDE``),
+    and a warning for each other one, at the first line naming it (``first_line``: the
+    line of the Markdown's first line in the file)."""
+    found: set[str] = set()
+    refused: dict[str, int] = {}
     for token in tokens:
         for child in token.children or ():
             url = child.attrGet("src") if child.type == "image" else (
@@ -64,8 +89,18 @@ def _files_beside(tokens: list[Token], folder: Path) -> tuple[str, ...]:
                 continue
             path = (folder / unquote(parts.path)).resolve()
             if path.is_file() and path.suffix != ".md" and path.is_relative_to(folder.resolve()):
-                found.add(path.relative_to(folder.resolve()).as_posix())
-    return tuple(sorted(found))
+                name = path.relative_to(folder.resolve()).as_posix()
+                if path.suffix.lower() in PUBLISHED_BESIDE:
+                    found.add(name)
+                else:
+                    refused.setdefault(name, first_line + (token.map or (0, 0))[0])
+    return tuple(sorted(found)), [
+        warning(shown, line, f"{name} is not published: a browser could run it, script and all, "
+                             "as a page of the site (beside pages, only images, documents, data, "
+                             "archives and media are published); if you trust it, put it in the "
+                             f"project's static/ folder and link it as "
+                             f"../assets/{PurePosixPath(name).name}", "not-published")
+        for name, line in sorted(refused.items())]
 
 
 def read_pages(content_dir: Path, shown_dir: str) -> tuple[tuple[Page, ...], list[Diagnostic]]:
@@ -96,6 +131,7 @@ def _read_page(md: MarkdownIt, path: Path, shown: str) -> tuple[Page | None, lis
         if problems:
             return None, [replace(p, line=p.line + 1) for p in problems]  # after the "---"
         text = text[match.end():]
+    first_line = match.group().count("\n") + 1 if match else 1  # the Markdown's, in the file
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
@@ -110,8 +146,9 @@ def _read_page(md: MarkdownIt, path: Path, shown: str) -> tuple[Page | None, lis
     order = meta.get("order", 0)
     tokens = md.parse(text)
     body = Markup(md.renderer.render(tokens, md.options, {}))
+    files, refused = _files_beside(tokens, path.parent, shown, first_line)
     return Page(slug, title, body, shown, meta.get("nav", True) is not False,
-                order if isinstance(order, int) else 0, _files_beside(tokens, path.parent)), problems
+                order if isinstance(order, int) else 0, files), problems + refused
 
 
 def _front_matter_problems(meta: dict[str, object], shown: str) -> list[Diagnostic]:

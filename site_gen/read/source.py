@@ -11,6 +11,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from site_gen.util.bidi import CONTROLS as BIDI_CONTROLS
+from site_gen.util.bidi import EMBEDDINGS, control_name, first_unbalanced
 from site_gen.util.diagnostics import Diagnostic, error, warning
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -59,7 +61,44 @@ def has_control_characters(text: str) -> bool:
 
 
 def split_lines(path: str, text: str) -> tuple[list[Line], list[Diagnostic]]:
-    """The non-blank lines of ``text`` with their numbers; warns once about control characters."""
+    """The non-blank lines of ``text`` with their numbers; warns once about control characters,
+    and at each line whose bidi controls plain-text outputs will change (``bidi_warnings``)."""
+    lines, diagnostics = _split_lines(path, text)
+    if BIDI_CONTROLS.search(text):
+        diagnostics += bidi_warnings(path, lines)
+    return lines, diagnostics
+
+
+_FIELD_BREAKS = re.compile(r"[,;&]|\band\b")
+"""Where a reader may cut a line into fields (an author list's names): a name may leave open
+a control that the line as a whole closes."""
+
+
+def bidi_warnings(path: str, lines: list[Line]) -> list[Diagnostic]:
+    """A warning at each line holding a bidi control left open, or closing nothing, in the line
+    or in a part of it that may be a name. Pages isolate every name and title, so nothing
+    changes there; feeds, citations, search and page titles close it (``util.bidi``), and an
+    export must not change without a word."""
+    found: list[Diagnostic] = []
+    for line in lines:
+        if not BIDI_CONTROLS.search(line.text):
+            continue
+        problem = first_unbalanced(line.text) or next(
+            filter(None, map(first_unbalanced, _FIELD_BREAKS.split(line.text))), None)
+        if problem is None:
+            continue
+        char, left_open = problem
+        closer = "U+202C" if char in EMBEDDINGS else "U+2069"
+        message = (f"bidi control {control_name(char)} left open: isolated on the pages; feeds, "
+                   f"citations, search and page titles close it ({closer} added)" if left_open
+                   else f"bidi control {control_name(char)} closes nothing: isolated on the "
+                   f"pages; left out of feeds, citations, search and page titles")
+        found.append(warning(path, line.number, message, "bidi-controls"))
+    return found
+
+
+def _split_lines(path: str, text: str) -> tuple[list[Line], list[Diagnostic]]:
+    """``split_lines`` but the bidi warnings."""
     if _CONTROL_IN_TEXT.search(text) or not unicodedata.is_normalized("NFC", text):
         return _split_lines_normalising(path, text)
     # Every line is already what normalise_line makes of it but for its white space: NFC

@@ -3,8 +3,10 @@
 Used by the paper page's cite box (``cite_data``, ``metadata``) and by the citation files in
 ``outputs.citations``. Every value is plain text taken from untrusted dumps, so each format
 escapes it by its own rules: BibTeX special characters become commands (braces always
-balance), RIS values stay on one line, CSL-JSON goes through the JSON encoder. Author lists
-say honestly what is known (``author_roster``).
+balance), RIS values stay on one line, CSL-JSON goes through the JSON encoder. Each value, and
+each name within one, closes the bidi controls it opens (``util.bidi``): a plain-text format
+has no element to stop an override left open in one name from reversing the next. Author
+lists say honestly what is known (``author_roster``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from urllib.parse import unquote, urlsplit
 
 from site_gen.model import Catalog, Paper
 from site_gen.plan.urls import absolute_url, paper_url
+from site_gen.util.bidi import balance_bidi
 from site_gen.util.subjects import subject_name
 from site_gen.util.text import MEMO, plain_text
 
@@ -98,7 +101,7 @@ def author_roster(paper: Paper, catalog: Catalog, names: Names | None = None) ->
     listed, extra = names or author_names(paper, catalog)
     names_ = listed or extra
     truncated = paper.et_al or not paper.authors_listed or (bool(extra) and bool(listed))
-    joined = " and ".join(extra)
+    joined = " and ".join(map(balance_bidi, extra))
     if not paper.authors_listed:
         note = f"The sources name only {joined}; the full author list and its order are unknown."
     elif extra:
@@ -131,19 +134,30 @@ def paper_links(paper: Paper) -> PaperLinks:
 
 
 def clean_text(text: str) -> str:
-    """Plain text on one line without characters that formats or parsers refuse.
+    """Plain text on one line without characters that formats or parsers refuse, closing the
+    bidi controls it opens (``util.bidi.balance_bidi``).
 
-    Most text is already clean: printable (so no control or separator but the space) and
-    without leading, trailing or double spaces. That is checked in C, and returned as is.
+    Most text is already clean: printable (so no control, bidi control or separator but the
+    space) and without leading, trailing or double spaces. That is checked in C, and
+    returned as is.
     """
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+    if _is_clean(text):
         return text
     return _clean_text(text)
 
 
+def _is_clean(text: str) -> bool:
+    return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
+
+
 @lru_cache(maxsize=MEMO)
 def _clean_text(text: str) -> str:
-    return " ".join(_UNPRINTABLE.sub("", text).split())
+    return balance_bidi(_one_line(text))
+
+
+def _one_line(text: str) -> str:
+    """``clean_text`` but the bidi controls, for text cut into parts before they are closed."""
+    return text if _is_clean(text) else " ".join(_UNPRINTABLE.sub("", text).split())
 
 
 def split_name(name: str) -> tuple[str, str] | None:
@@ -245,8 +259,9 @@ def ris_record(paper: Paper, catalog: Catalog, site_url: str, names: Names | Non
 
 
 def _ris_name(name: str) -> str:
-    split = split_name(name)
-    return f"{split[0]}, {split[1]}" if split else name
+    """"Family, Given" from the parts ``_csl_name`` gives, as cite.js makes it from them."""
+    parts = _csl_name(name)
+    return parts["literal"] if "literal" in parts else f"{parts['family']}, {parts['given']}"
 
 
 def csl_item(paper: Paper, catalog: Catalog, key: str, site_url: str,
@@ -273,8 +288,13 @@ def csl_item(paper: Paper, catalog: Catalog, key: str, site_url: str,
 
 
 def _csl_name(name: str) -> dict[str, str]:
-    split = split_name(clean_text(name))
-    return {"family": split[0], "given": split[1]} if split else {"literal": clean_text(name)}
+    """A name's parts, each closing the bidi controls it opens (a part is a value alone)."""
+    flat = _one_line(name)
+    split = split_name(flat)
+    family, given = (balance_bidi(split[0]), balance_bidi(split[1])) if split else ("", "")
+    if not family or not given:  # no split, or a part that was a stray bidi terminator
+        return {"literal": balance_bidi(flat)}
+    return {"family": family, "given": given}
 
 
 def cite_data(paper: Paper, catalog: Catalog, site_url: str) -> dict[str, object]:

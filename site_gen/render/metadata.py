@@ -33,6 +33,7 @@ from site_gen.plan.urls import (
 )
 from site_gen.read.config import Config
 from site_gen.render.citation import author_roster, cite_data, clean_text, paper_links
+from site_gen.util.bidi import balance_bidi
 from site_gen.util.subjects import subject_name
 from site_gen.util.text import MEMO, esc, plain_text
 
@@ -57,11 +58,12 @@ def plain_line(text: str) -> str:
 
 
 def summary(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
-    """Plain text cut at a word boundary, for descriptions and previews."""
+    """Plain text cut at a word boundary, for descriptions and previews (the cut may leave
+    a bidi control open that the text closed later: it is closed again)."""
     flat = plain_line(text)
     if len(flat) <= limit:
         return flat
-    return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return balance_bidi(flat[:limit].rsplit(" ", 1)[0].rstrip(",;:")) + "…"
 
 
 def highwire_tags(paper: Paper, catalog: Catalog, site: Config) -> Tags:
@@ -252,7 +254,7 @@ def cite_data_html(paper: Paper, catalog: Catalog, site: Config) -> Markup:
 
 def author_meta_html(author: Author, paper_count: int, site: Config) -> Markup:
     """An author page's head metadata: Open Graph and Twitter tags, then JSON-LD."""
-    description = f"Publications of {author.name} ({paper_count} papers)"
+    description = f"Publications of {balance_bidi(author.name)} ({paper_count} papers)"
     url = absolute_url(author_url(author.id), site.site_url)
     return Markup(f"{social_html('profile', author.name, description, url, site)}\n"
                   f"{jsonld_html(author_jsonld(author, site))}")

@@ -5,10 +5,11 @@ loop costs a ``loop`` object, a filter call, an ``escape`` and a ``Markup`` per 
 theme keeps its macros (``partials/macros.html``) and templates as the place to override; their
 default bodies call these helpers, which build the same markup as one string.
 
-Every value from the catalog goes through ``escape``. Links go through the environment's own
-``href``/``url`` filters, so a page's depth and the 404 page's absolute links apply exactly as
-in a template, and catalog lookups go through the page's tracked catalog, so incremental
-builds still see what a page read.
+Every value from the catalog goes through ``escape``, and each name is in a ``<bdi>`` of its
+own: a bidi control one name leaves open must not reorder the names after it. Links go
+through the environment's own ``href``/``url`` filters, so a page's depth and the 404 page's
+absolute links apply exactly as in a template, and catalog lookups go through the page's
+tracked catalog, so incremental builds still see what a page read.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from jinja2.runtime import Context
 from markupsafe import Markup
 
 from site_gen.model import Author, Paper
+from site_gen.util.bidi import balance_bidi
 from site_gen.util.text import esc
 
 
@@ -36,9 +38,9 @@ def author_links(context: Context, paper: Paper, link: bool = True) -> Markup:
     def names(ids: Iterable[str]) -> str:
         authors = [catalog.author(i) for i in ids]
         if link:
-            return ", ".join(f'<a href="{esc(href(context, a))}">{esc(a.name)}</a>'
+            return ", ".join(f'<a href="{esc(href(context, a))}"><bdi>{esc(a.name)}</bdi></a>'
                              for a in authors)
-        return ", ".join(esc(a.name) for a in authors)
+        return ", ".join(f"<bdi>{esc(a.name)}</bdi>" for a in authors)
 
     listed = paper.author_ids
     html = names(listed)
@@ -76,8 +78,9 @@ def counted_names(context: Context, pairs: Iterable[tuple[Author, int]], noun: s
     href = context.environment.filters["href"]
     pad, noun = " " * indent, esc(noun)
     return Markup("\n".join(
-        f'{pad}<li><a href="{esc(href(context, a))}">{esc(a.name)}</a> <span class="count">'
-        f'{n}<span class="visually-hidden"> {noun}{"s" if n != 1 else ""}</span></span></li>'
+        f'{pad}<li><a href="{esc(href(context, a))}"><bdi>{esc(a.name)}</bdi></a> '
+        f'<span class="count">{n}<span class="visually-hidden"> {noun}{"s" if n != 1 else ""}'
+        "</span></span></li>"
         for a, n in pairs))
 
 
@@ -90,8 +93,8 @@ def without(papers: Iterable[Paper], others: Iterable[Paper]) -> list[Paper]:
 
 
 FILTERS = {"author_links": author_links, "link_buttons": link_buttons, "counted_names": counted_names,
-           "path_breaks": path_breaks, "without": without}
+           "path_breaks": path_breaks, "without": without, "balanced": balance_bidi}
 """The filters render.make_environment adds for these (``paper|author_links(false)``, ...)."""
 
-__all__ = ["FILTERS", "author_links", "counted_names", "esc", "link_buttons", "path_breaks",
-           "without"]
+__all__ = ["FILTERS", "author_links", "balance_bidi", "counted_names", "esc", "link_buttons",
+           "path_breaks", "without"]
