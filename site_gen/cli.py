@@ -212,6 +212,7 @@ signal ended, so that a script running site-gen stops too."""
 def _run_build(args: argparse.Namespace) -> int:
     if args.watch:
         return _run_watch(args)
+    _interrupt_on_sigint()
     try:
         return _build_once(args)
     except KeyboardInterrupt:  # the output is swapped whole or not at all (write/tree.py)
@@ -444,6 +445,14 @@ def _run_serve(args: argparse.Namespace) -> int:
         server.server_close()
         session.close()
     return 0
+
+
+def _interrupt_on_sigint() -> None:
+    """Ctrl-C (SIGINT) interrupts a build even where it was inherited ignored (a process
+    started in the background of a shell script, or by a CI runner that started it so): the
+    build then ends as ``_run_build`` says, not at the next swap."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _stop_on_signals() -> None:
