@@ -134,11 +134,6 @@ def resolve_theme(project: Path, config: Config) -> tuple[Theme, Path] | None:
     return theme, base / "templates"
 
 
-def static_files(theme: Theme) -> dict[str, Path]:
-    """Static files by relative name; a project file shadows the theme's file of that name."""
-    return static_listing(theme, Path.cwd())[0]
-
-
 def static_listing(theme: Theme, project: Path) -> tuple[dict[str, Path], list[Diagnostic]]:
     """Static files by relative name (a project file shadows the theme's file of that name),
     and an error for each folder that cannot be read and each name that is not UTF-8: either
@@ -168,12 +163,6 @@ def static_listing(theme: Theme, project: Path) -> tuple[dict[str, Path], list[D
         for path in sorted(files):
             found[path.relative_to(folder).as_posix()] = path
     return found, problems
-
-
-def read_static(theme: Theme) -> dict[str, bytes]:
-    """Static files' bytes by relative name."""
-    return {name: static_bytes(name, path.read_bytes())
-            for name, path in static_files(theme).items()}
 
 
 DUMP_SUFFIX = ".txt"

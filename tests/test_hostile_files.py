@@ -319,18 +319,23 @@ def _wait_for_the_build(child: subprocess.Popen[str], project: Path) -> None:
         time.sleep(0.002)
 
 
+def _long_build_project(folder: Path) -> Path:
+    """A project of 720 papers in 120 dumps: a build long enough for a signal to land in."""
+    files: dict[str, str | bytes] = {"content/site.yaml": SITE_YAML}
+    for n in range(120):
+        files[f"content/dumps/d{n:03}.txt"] = listing_dump(f"Author{n} Person", [
+            (2020 + p % 5, f"Paper {n} {p} on topic {n * 7 + p}", abstract(f"topic {n} {p}"),
+             ["cs.LG"]) for p in range(6)])
+    return write_files(folder, files)
+
+
 @pytest.mark.slow
 def test_ctrl_c_during_a_build_ends_it_with_130_and_a_whole_site(tmp_path: Path) -> None:
     """Ctrl-C reaches every process of the terminal's group; the build says so in one line
     and exits with 130 (not a KeyboardInterrupt traceback), and the output folder holds one
     whole site: the previous one, or the new one if it was already swapped in. The site's
     title changes between builds, so every page tells the two apart."""
-    files: dict[str, str | bytes] = {"content/site.yaml": SITE_YAML}
-    for n in range(120):
-        files[f"content/dumps/d{n:03}.txt"] = listing_dump(f"Author{n} Person", [
-            (2020 + p % 5, f"Paper {n} {p} on topic {n * 7 + p}", abstract(f"topic {n} {p}"),
-             ["cs.LG"]) for p in range(6)])
-    project = write_files(tmp_path / "p", files)
+    project = _long_build_project(tmp_path / "p")
     command = [sys.executable, "-m", "site_gen", "build", "-q", "--project", str(project)]
     trees = {}
     for title in ("Lab A", "Lab B"):
@@ -370,12 +375,7 @@ def test_ctrl_c_during_a_build_ends_it_with_130_and_a_whole_site(tmp_path: Path)
 def test_a_build_started_with_sigint_ignored_still_stops_on_it(tmp_path: Path) -> None:
     """A process started in the background of a shell script (``&``) inherits SIGINT
     ignored; a build must still end on it (a script's ``kill -INT``, a CI job cancelled)."""
-    files: dict[str, str | bytes] = {"content/site.yaml": SITE_YAML}
-    for n in range(120):
-        files[f"content/dumps/d{n:03}.txt"] = listing_dump(f"Author{n} Person", [
-            (2020 + p % 5, f"Paper {n} {p} on topic {n * 7 + p}", abstract(f"topic {n} {p}"),
-             ["cs.LG"]) for p in range(6)])
-    project = write_files(tmp_path / "p", files)
+    project = _long_build_project(tmp_path / "p")
     command = [sys.executable, "-m", "site_gen", "build", "-q", "--no-cache", "--project",
                str(project)]
     started = time.monotonic()

@@ -117,7 +117,7 @@ def _may_start_entry(lines: Sequence[Line], lists: Sequence[tuple[tuple[str, ...
     list would and would be one but for the full stop that ends it (``Jiamang Wang.``)."""
     text = lines[i].text
     return (text.endswith(".") and i + 1 < len(lists) and lists[i + 1] is None
-            and split_author_list(text[:-1]) is not None)
+            and _first_list(text) is not None)
 
 
 def _ambiguous(path: str, line: Line, entry: _Entry) -> Diagnostic:
